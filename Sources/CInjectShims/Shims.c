@@ -1,0 +1,23 @@
+#if defined(__linux__)
+#define _GNU_SOURCE  // syscall(SYS_gettid); must precede every system header
+#endif
+
+#include "CInjectShims.h"
+
+#if defined(__APPLE__)
+#include <pthread.h>
+
+bool c_inject_is_main_thread(void) { return pthread_main_np() != 0; }
+
+#elif defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// On Linux the main thread's kernel thread id is the process id.
+bool c_inject_is_main_thread(void) { return syscall(SYS_gettid) == getpid(); }
+
+#else
+#include <pthread.h>
+
+bool c_inject_is_main_thread(void) { return false; }
+#endif

@@ -1,0 +1,46 @@
+// Inject's platform shims: pointer-sized atomics and the main-thread test.
+//
+// Swift gained atomics (the Synchronization module) only with iOS 18 / macOS 15; Inject supports iOS 13 /
+// macOS 10.15, so the few atomic operations its lock-free read path needs live here, as C11 atomics that the
+// thread sanitizer understands. The functions are `static inline` so that they inline into Swift callers.
+//
+// The cells are ordinary pointer-sized memory that Swift allocates; these functions treat them as `_Atomic`.
+
+#ifndef C_INJECT_SHIMS_H
+#define C_INJECT_SHIMS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/// Loads a pointer cell with acquire ordering: everything written before the matching release store is visible.
+static inline void *_Nullable c_inject_load_acquire(void *_Nullable const *_Nonnull cell) {
+    return atomic_load_explicit((_Atomic(void *) const *)cell, memory_order_acquire);
+}
+
+/// Stores a pointer cell with release ordering.
+static inline void c_inject_store_release(void *_Nullable *_Nonnull cell, void *_Nullable value) {
+    atomic_store_explicit((_Atomic(void *) *)cell, value, memory_order_release);
+}
+
+/// Replaces `expected` with `desired` if the cell still holds `expected`; returns whether it did (acq_rel).
+static inline bool c_inject_compare_exchange(
+    void *_Nullable *_Nonnull cell, void *_Nullable expected, void *_Nullable desired) {
+    return atomic_compare_exchange_strong_explicit(
+        (_Atomic(void *) *)cell, &expected, desired, memory_order_acq_rel, memory_order_acquire);
+}
+
+/// Loads an integer cell with acquire ordering.
+static inline intptr_t c_inject_int_load(intptr_t const *_Nonnull cell) {
+    return atomic_load_explicit((_Atomic(intptr_t) const *)cell, memory_order_acquire);
+}
+
+/// Adds `delta` to an integer cell and returns the new value (acq_rel).
+static inline intptr_t c_inject_int_add(intptr_t *_Nonnull cell, intptr_t delta) {
+    return atomic_fetch_add_explicit((_Atomic(intptr_t) *)cell, delta, memory_order_acq_rel) + delta;
+}
+
+/// Whether the calling thread is the process's main thread.
+bool c_inject_is_main_thread(void);
+
+#endif

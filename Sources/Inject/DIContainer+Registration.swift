@@ -1,0 +1,255 @@
+extension DIContainer {
+    /// Registers a factory that resolves its dependencies.
+    ///
+    /// A later registration of the same type and name in the same container replaces this one. The default scope
+    /// is ``Scope/graph``; chain ``Registration/scope(_:)`` and the other options on the result.
+    ///
+    /// ```swift
+    /// container.register { r in try Repository(api: r.resolve(), cache: r.resolve()) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to register under; inferred from the factory when omitted.
+    ///   - name: A name that tells this registration apart from others of the same type.
+    ///   - file: Where the registration is made, for error messages and validation reports.
+    ///   - line: Where the registration is made.
+    ///   - factory: Makes an instance. Resolve dependencies through its ``DIResolver``. Runs with no lock held.
+    /// - Returns: The registration, for chaining options.
+    @discardableResult
+    public func register<T>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        factory: @escaping @Sendable (DIResolver) throws -> T
+    ) -> Registration<T> {
+        add(
+            Entry<T>(
+                name: name,
+                scope: .graph,
+                file: file,
+                line: line,
+                owner: self,
+                factoryKind: .plain,
+                make: .plain(factory)
+            )
+        )
+    }
+
+    /// Registers a factory without dependencies.
+    ///
+    /// ```swift
+    /// container.register(Clock.self) { SystemClock() }.scope(.singleton)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to register under; inferred from the factory when omitted.
+    ///   - name: A name that tells this registration apart from others of the same type.
+    ///   - file: Where the registration is made, for error messages and validation reports.
+    ///   - line: Where the registration is made.
+    ///   - factory: Makes an instance. Runs with no lock held.
+    /// - Returns: The registration, for chaining options.
+    @discardableResult
+    public func register<T>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        factory: @escaping @Sendable () throws -> T
+    ) -> Registration<T> {
+        add(
+            Entry<T>(
+                name: name,
+                scope: .graph,
+                file: file,
+                line: line,
+                owner: self,
+                factoryKind: .plain,
+                make: .plain { _ in try factory() }
+            )
+        )
+    }
+
+    /// Registers a factory that takes one runtime argument; use a tuple for several.
+    ///
+    /// ```swift
+    /// container.register { (r, noteID: Note.ID) in try NoteEditor(id: noteID, store: r.resolve()) }
+    /// let editor = container.resolve(NoteEditor.self, argument: note.id)
+    /// ```
+    ///
+    /// An instance made from a runtime argument belongs to the caller who passed it, so argument registrations
+    /// are ``Scope/transient``: every resolve builds a new instance, and ``Registration/scope(_:)`` with any other
+    /// scope traps. Resolving with an argument of another type is a ``ResolutionError`` that names both types.
+    /// Give ``DIContainer/validate()`` a sample with ``Registration/validationArgument(_:)``.
+    ///
+    /// - Parameters:
+    ///   - type: The type to register under; inferred from the factory when omitted.
+    ///   - name: A name that tells this registration apart from others of the same type.
+    ///   - file: Where the registration is made, for error messages and validation reports.
+    ///   - line: Where the registration is made.
+    ///   - factory: Makes an instance from the argument. Runs with no lock held.
+    /// - Returns: The registration, for chaining options.
+    @discardableResult
+    public func register<T, Argument>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        factory: @escaping @Sendable (DIResolver, Argument) throws -> T
+    ) -> Registration<T> {
+        let make: Entry<T>.Make = .argument { resolver, argument in
+            guard let typed = argument.value as? Argument else {
+                throw ArgumentTypeMismatch(expected: Argument.self, given: argument.type)
+            }
+            return try factory(resolver, typed)
+        }
+        let kind = EntryBase.FactoryKind.argument(expected: Argument.self)
+        return add(
+            Entry<T>(name: name, scope: .transient, file: file, line: line, owner: self, factoryKind: kind, make: make)
+        )
+    }
+
+    /// Registers a factory for a `@MainActor` type, such as a view model or a coordinator.
+    ///
+    /// The factory runs on the main actor. Resolving the service from main-actor code works from synchronous code,
+    /// with no `await`; resolving it from another thread is a ``ResolutionError`` of kind
+    /// ``ResolutionError/Kind/notOnMainActor`` that says so.
+    ///
+    /// ```swift
+    /// container.register(mainActorFactory: { r in try ProfileViewModel(api: r.resolve()) })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to register under; inferred from the factory when omitted.
+    ///   - name: A name that tells this registration apart from others of the same type.
+    ///   - file: Where the registration is made, for error messages and validation reports.
+    ///   - line: Where the registration is made.
+    ///   - mainActorFactory: Makes an instance on the main actor.
+    /// - Returns: The registration, for chaining options.
+    @discardableResult
+    public func register<T>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        mainActorFactory: @escaping @MainActor @Sendable (DIResolver) throws -> T
+    ) -> Registration<T> {
+        let make: Entry<T>.Make = .mainActor(mainActorFactory)
+        return add(
+            Entry<T>(
+                name: name,
+                scope: .graph,
+                file: file,
+                line: line,
+                owner: self,
+                factoryKind: .mainActor,
+                make: make
+            )
+        )
+    }
+
+    /// Registers the services of each module, in order.
+    ///
+    /// - Parameter modules: Groups of registrations, such as one per feature.
+    public func install(_ modules: any DIModule...) {
+        for module in modules {
+            module.register(in: self)
+        }
+    }
+
+    /// Whether a service is registered under the type and name here or in a parent (or in an active test override).
+    ///
+    /// - Parameters:
+    ///   - type: The service type.
+    ///   - name: The registration's name, or `nil` for the unnamed one.
+    public func isRegistered<T>(_ type: T.Type, name: Name? = nil) -> Bool {
+        let key = Key(T.self, name)
+        if let overlay = Overlay.active(), overlay.find(key, through: self) != nil {
+            return true
+        }
+        var current: DIContainer? = self
+        while let container = current {
+            if container.table.find(key) != nil {
+                return true
+            }
+            current = container.parent
+        }
+        return false
+    }
+}
+
+extension DIContainer {
+    private func add<T>(_ entry: Entry<T>) -> Registration<T> {
+        publish(entry, replacing: nil, action: "register(\(Describe.type(T.self)).self)")
+        return Registration(container: self, entry: entry)
+    }
+
+    /// Publishes `entry` in the table, over the entry of the same key if there is one.
+    ///
+    /// - Parameters:
+    ///   - replacing: For a registration option: the entry the option changes. Nothing is published when a later
+    ///     registration has already replaced it.
+    ///   - action: What the caller is doing, for the message when the container is sealed.
+    /// - Returns: Whether `entry` was published.
+    @discardableResult
+    func publish(_ entry: EntryBase, replacing original: EntryBase?, action: @autoclosure () -> String) -> Bool {
+        enum Outcome {
+            case published(replaced: EntryBase?)
+            case stale
+            case sealed
+        }
+        let outcome: Outcome = state.withLock { state in
+            guard !state.isSealed else { return .sealed }
+            var table = self.table
+            let existing = table.find(entry.key)
+            if let original, existing !== original {
+                return .stale
+            }
+            if existing == nil, (state.keyCount + 1) * 2 > table.capacity {
+                let bigger = EntryTable(capacity: table.capacity * 2)
+                for current in table.entries() {
+                    _ = bigger.store(current)
+                }
+                if let retired = tableCell.replaceObject(with: bigger, as: EntryTable.self) {
+                    state.retiredTables.append(retired)
+                }
+                table = bigger
+            }
+            state.entries.append(entry)
+            if table.store(entry) {
+                state.keyCount += 1
+            }
+            return .published(replaced: existing)
+        }
+        switch outcome {
+        case .sealed:
+            fatalError(
+                """
+                Inject: \(action()) at \(entry.location) on a sealed container.
+                  The container was sealed with seal(), so it takes no more registrations or options.
+                  fix: register everything before calling seal(), or register into a child container \
+                (container.makeChild()).
+                """
+            )
+        case .stale:
+            return false
+        case .published(let replaced):
+            // Outside the lock: dropping an instance can run its deinit, which is user code.
+            replaced?.dropCachedInstance()
+            return true
+        }
+    }
+
+    /// The slot of this container's own `.scoped` instance of `entry`.
+    func scopedSlot<T>(for entry: Entry<T>) -> InstanceSlot<T> {
+        state.withLock { state in
+            let key = ObjectIdentifier(entry)
+            if let slot = state.scopedSlots[key] {
+                return unsafeDowncast(slot, to: InstanceSlot<T>.self)
+            }
+            let slot = InstanceSlot<T>(service: entry.serviceType, name: entry.name)
+            state.scopedSlots[key] = slot
+            return slot
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// A thread-safe dependency-injection container: registrations by type and name, scoped lifetimes, child scopes.
+///
+/// Register services with a factory, then resolve them, or let the property wrappers (``Injected``,
+/// ``LazyInjected``, ``WeakInjected``, ``OptionalInjected``) resolve them from ``shared``:
+///
+/// ```swift
+/// let container = DIContainer()
+/// container.register(APIClient.self) { LiveAPIClient() }.scope(.singleton)
+/// container.register { r in try ProfileViewModel(api: r.resolve()) }
+/// let viewModel = container.resolve(ProfileViewModel.self)
+/// ```
+///
+/// A child container (``makeChild()``) sees every registration of its parents and can shadow them; a parent never
+/// sees a child's. Use children for sessions, requests and screens.
+///
+/// > Important: Every method is safe to call from any thread at any time, registration included. No
+/// > container-wide lock is held while a factory runs, so different services build in parallel and a factory may
+/// > block on work that resolves other services on other threads. Each shared instance (``Scope/singleton``,
+/// > ``Scope/cached``, ``Scope/weak``, ``Scope/scoped``, ``Scope/custom(_:)``) is built exactly once, even when
+/// > many threads ask for it at once. Reading a built singleton takes no lock. See `Docs/ThreadSafety.md`.
+public final class DIContainer: @unchecked Sendable {
+    // @unchecked: the mutable state is `state`, behind its lock, and `tableCell`, an atomic cell; the rest is `let`.
+
+    /// The application's root container; the property wrappers resolve from it unless given another.
+    public static let shared = DIContainer()
+
+    /// The container this one falls back to for registrations it does not have, or `nil` for a root.
+    public let parent: DIContainer?
+
+    /// Holds the current ``EntryTable``, read without a lock.
+    let tableCell: ReferenceCell
+
+    let state: Locked<State>
+
+    struct State {
+        /// Every entry ever published here, replaced ones included: lock-free readers may still hold those.
+        var entries: [EntryBase] = []
+        /// Distinct keys in the table.
+        var keyCount = 0
+        /// Tables replaced by bigger ones, kept for readers that may still be probing them.
+        var retiredTables: [EntryTable] = []
+        /// This container's `.scoped` instances, by entry.
+        var scopedSlots: [ObjectIdentifier: AnyObject] = [:]
+        var isSealed = false
+    }
+
+    /// Makes a container.
+    ///
+    /// - Parameter parent: The container to fall back to for registrations this one does not have. The child
+    ///   holds its parent strongly; the parent does not know its children.
+    public init(parent: DIContainer? = nil) {
+        self.parent = parent
+        self.tableCell = ReferenceCells.allocate(1)
+        self.state = Locked(State())
+        _ = tableCell.publishOnce(EntryTable(capacity: 16))
+    }
+
+    deinit {
+        ReferenceCells.deallocate(tableCell, count: 1)
+    }
+
+    /// Makes a child container: the same as `DIContainer(parent: self)`.
+    ///
+    /// The child sees every registration of this container and its parents, and its own registrations shadow
+    /// theirs. Its `.scoped` instances are its own and are released with it.
+    public func makeChild() -> DIContainer {
+        DIContainer(parent: self)
+    }
+
+    /// The current registrations, read without a lock.
+    @inline(__always)
+    var table: EntryTable {
+        tableCell.loadObject(as: EntryTable.self).unsafelyUnwrapped
+    }
+
+    /// Stops this container from taking registrations: a later ``register(_:name:file:line:factory:)-(_,_,_,_,(DIResolver)->T)``
+    /// or registration option traps with a message that says the container was sealed.
+    ///
+    /// Seal the root after the composition root has run, so that no code path changes the wiring later. Children
+    /// of a sealed container are not sealed.
+    public func seal() {
+        state.withLock { $0.isSealed = true }
+    }
+
+    /// Whether ``seal()`` was called.
+    public var isSealed: Bool {
+        state.withLock { $0.isSealed }
+    }
+}

@@ -1,0 +1,108 @@
+/// What a factory resolves its dependencies with: resolution that throws.
+///
+/// A factory receives a `DIResolver` and resolves through it, so that a failure deep in a graph (a missing
+/// registration three levels down, a cycle, a factory's own error) unwinds through your factories as a
+/// ``ResolutionError``, to ``DIContainer/resolveThrowing(_:name:)`` or to ``DIContainer/validate()``, instead of
+/// trapping inside your code:
+///
+/// ```swift
+/// container.register { r in
+///     try ProfileViewModel(api: r.resolve(), store: r.resolve(name: .live))
+/// }
+/// ```
+///
+/// The resolver belongs to one resolution: it shares that resolution's graph-scope instances and cycle detection
+/// and honours the test overrides that were active when it began, also when a factory hands it to another thread.
+public struct DIResolver: Sendable {
+    /// The container this resolution runs in: the registering container for a singleton's factory, else the
+    /// container the resolve went through.
+    public let container: DIContainer
+    let overlay: Overlay?
+
+    init(container: DIContainer, overlay: Overlay?) {
+        self.container = container
+        self.overlay = overlay
+    }
+
+    /// Resolves a service.
+    ///
+    /// - Parameters:
+    ///   - type: The service type; inferred from context when omitted.
+    ///   - name: The registration's name, or `nil` for the unnamed one.
+    /// - Throws: ``ResolutionError`` when the service cannot be built.
+    public func resolve<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) throws -> T {
+        let key = Key(T.self, name)
+        if overlay == nil, let value = container.published(key, as: T.self) {
+            return value
+        }
+        return try container.resolveSlowly(
+            T.self,
+            key: key,
+            name: name,
+            argument: nil,
+            optional: false,
+            .resolver(overlay)
+        )!
+    }
+
+    /// Resolves a service that takes a runtime argument.
+    ///
+    /// - Parameters:
+    ///   - type: The service type; inferred from context when omitted.
+    ///   - name: The registration's name, or `nil` for the unnamed one.
+    ///   - argument: The argument for the factory. Pass a tuple for several.
+    /// - Throws: ``ResolutionError``, also when the argument is not of the registered argument type.
+    public func resolve<T, Argument>(
+        _ type: T.Type = T.self,
+        name: DIContainer.Name? = nil,
+        argument: Argument
+    ) throws -> T {
+        let box = ArgumentBox(value: argument, type: Argument.self)
+        let key = Key(T.self, name)
+        return try container.resolveSlowly(
+            T.self,
+            key: key,
+            name: name,
+            argument: box,
+            optional: false,
+            .resolver(overlay)
+        )!
+    }
+
+    /// Resolves a service if one is registered.
+    ///
+    /// - Parameters:
+    ///   - type: The service type; inferred from context when omitted.
+    ///   - name: The registration's name, or `nil` for the unnamed one.
+    /// - Returns: The instance, or `nil` when nothing is registered under the type and name.
+    /// - Throws: ``ResolutionError`` when a registration exists but cannot be built.
+    public func optional<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) throws -> T? {
+        let key = Key(T.self, name)
+        if overlay == nil, let value = container.published(key, as: T.self) {
+            return value
+        }
+        return try container.resolveSlowly(
+            T.self,
+            key: key,
+            name: name,
+            argument: nil,
+            optional: true,
+            .resolver(overlay)
+        )
+    }
+}
+
+extension DIResolver {
+    /// Resolves the target of an `implements` forward, passing on the argument the forward was resolved with.
+    func resolveForwarded<T>(_ type: T.Type, name: DIContainer.Name?, argument: ArgumentBox?) throws -> T {
+        let key = Key(T.self, name)
+        return try container.resolveSlowly(
+            T.self,
+            key: key,
+            name: name,
+            argument: argument,
+            optional: false,
+            .resolver(overlay)
+        )!
+    }
+}

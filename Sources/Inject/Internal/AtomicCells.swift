@@ -1,0 +1,79 @@
+import CInjectShims
+
+/// A raw pointer-sized cell that holds one retained object reference, read without a lock.
+///
+/// Writers publish with release ordering and readers load with acquire ordering, so a reader that sees the
+/// reference also sees everything written to the object before it was published. Inject only publishes objects
+/// that stay alive until the cell's owner goes away (a built singleton, an entry table, an instance slot), which
+/// is what makes an unretained load safe.
+typealias ReferenceCell = UnsafeMutablePointer<UnsafeMutableRawPointer?>
+
+enum ReferenceCells {
+    /// Allocates `count` empty cells.
+    static func allocate(_ count: Int) -> ReferenceCell {
+        let cells = ReferenceCell.allocate(capacity: count)
+        cells.initialize(repeating: nil, count: count)
+        return cells
+    }
+
+    /// Releases every object the cells hold and frees them.
+    static func deallocate(_ cells: ReferenceCell, count: Int) {
+        for index in 0..<count {
+            if let raw = cells[index] {
+                Unmanaged<AnyObject>.fromOpaque(raw).release()
+            }
+        }
+        cells.deinitialize(count: count)
+        cells.deallocate()
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == UnsafeMutableRawPointer? {
+    /// The object in the cell, without a lock; `nil` when nothing was published yet.
+    @inline(__always)
+    func loadObject<Object: AnyObject>(as type: Object.Type) -> Object? {
+        guard let raw = c_inject_load_acquire(self) else { return nil }
+        return Unmanaged<Object>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Publishes `object` if the cell is empty and returns the object the cell holds afterwards: `object`, or the
+    /// one another thread published first.
+    func publishOnce<Object: AnyObject>(_ object: Object) -> Object {
+        let retained = Unmanaged.passRetained(object)
+        if c_inject_compare_exchange(self, nil, retained.toOpaque()) {
+            return object
+        }
+        retained.release()
+        return loadObject(as: Object.self)!
+    }
+
+    /// Replaces the object in the cell and returns the previous one, retained, so that the caller can keep it
+    /// alive for readers that may still hold it. Callers serialise replacements under their own lock.
+    func replaceObject<Object: AnyObject>(with object: Object, as type: Object.Type) -> Object? {
+        let previous = c_inject_load_acquire(self).map { Unmanaged<Object>.fromOpaque($0).takeRetainedValue() }
+        c_inject_store_release(self, Unmanaged.passRetained(object).toOpaque())
+        return previous
+    }
+}
+
+/// A process-wide counter read without a lock.
+final class AtomicCounter: @unchecked Sendable {
+    // @unchecked: the cell is only touched through the C11 atomic functions.
+    private let cell: UnsafeMutablePointer<Int>
+
+    init() {
+        cell = .allocate(capacity: 1)
+        cell.initialize(to: 0)
+    }
+
+    deinit {
+        cell.deinitialize(count: 1)
+        cell.deallocate()
+    }
+
+    @inline(__always)
+    var value: Int { c_inject_int_load(cell) }
+
+    @discardableResult
+    func add(_ delta: Int) -> Int { c_inject_int_add(cell, delta) }
+}

@@ -1,0 +1,132 @@
+/// One shared instance and the gate that makes its build happen once.
+///
+/// `instance(thread:build:)` runs `build` exactly once, even when many threads ask at once: the first caller
+/// becomes the builder, the others wait in ``Parking`` (not on a lock held by the builder) and then read the
+/// result. A build that throws stores nothing, so the next caller builds again. `reset()` drops the instance; a
+/// build that was under way when `reset()` ran hands its instance to its own caller but does not store it.
+///
+/// The slot's lock is held only to read or change its state, never while `build` runs.
+final class InstanceSlot<T>: Gate, @unchecked Sendable {
+    // @unchecked: `state` is only touched under its lock, `publishTo` only atomically; `T` is handed out as the
+    // registration's contract says (see Docs/ThreadSafety.md).
+    private struct State {
+        var value: T?
+        weak var object: AnyObject?
+        var builder: ObjectIdentifier?
+        var waiters = 0
+        var generation = 0
+
+        func current(_ holdsWeakly: Bool) -> T? {
+            holdsWeakly ? object.map { $0 as! T } : value
+        }
+    }
+
+    enum Failure: Error {
+        /// The thread building the instance asked for it again (only ``LazySingleton`` can get here; the
+        /// resolution stack catches container cycles first).
+        case recursion
+    }
+
+    private let state = Locked(State())
+    private let service: Any.Type
+    private let name: DIContainer.Name?
+    private let holdsWeakly: Bool
+    /// Where to publish a built singleton for lock-free reads (cell 0 of its entry), or `nil`.
+    private let publishTo: ReferenceCell?
+
+    init(service: Any.Type, name: DIContainer.Name?, holdsWeakly: Bool = false, publishTo: ReferenceCell? = nil) {
+        self.service = service
+        self.name = name
+        self.holdsWeakly = holdsWeakly
+        self.publishTo = publishTo
+    }
+
+    var builder: ObjectIdentifier? { state.withLock { $0.builder } }
+
+    var label: String { Describe.service(service, name) }
+
+    /// The stored instance, without building one.
+    var current: T? { state.withLock { $0.current(holdsWeakly) } }
+
+    /// Drops the stored instance; the next `instance` call builds again.
+    func reset() {
+        state.withLock { state in
+            state.value = nil
+            state.object = nil
+            state.generation += 1
+        }
+    }
+
+    /// The stored instance, or the one `build` makes, which is then stored.
+    ///
+    /// - Parameters:
+    ///   - thread: The calling thread's identity (its ``ResolutionContext``).
+    ///   - build: Makes the instance. Runs at most once at a time, with no lock held.
+    /// - Throws: What `build` throws, ``Failure/recursion``, or ``Parking/Deadlock``.
+    func instance(thread: ObjectIdentifier, build: () throws -> T) throws -> T {
+        while true {
+            let step: Step = state.withLock { state in
+                if let value = state.current(holdsWeakly) {
+                    return .ready(value)
+                }
+                if let builder = state.builder {
+                    if builder == thread {
+                        return .recursion
+                    }
+                    state.waiters += 1
+                    return .wait
+                }
+                state.builder = thread
+                return .build(generation: state.generation)
+            }
+            switch step {
+            case .ready(let value):
+                return value
+            case .recursion:
+                throw Failure.recursion
+            case .wait:
+                defer { state.withLock { $0.waiters -= 1 } }
+                try Parking.shared.wait(for: self, thread: thread)
+            case .build(let generation):
+                let value: T
+                do {
+                    value = try build()
+                } catch {
+                    finish(nil, generation: generation)
+                    throw error
+                }
+                finish(value, generation: generation)
+                return value
+            }
+        }
+    }
+
+    private enum Step {
+        case ready(T)
+        case recursion
+        case wait
+        case build(generation: Int)
+    }
+
+    private func finish(_ value: T?, generation: Int) {
+        let (stored, wake): (Bool, Bool) = state.withLock { state in
+            state.builder = nil
+            var stored = false
+            if let value, state.generation == generation {
+                if holdsWeakly {
+                    state.object = value as AnyObject
+                } else {
+                    state.value = value
+                }
+                stored = true
+            }
+            return (stored, state.waiters > 0)
+        }
+        if stored, let value, let publishTo {
+            _ = publishTo.publishOnce(Box(value))
+        }
+        if wake {
+            Parking.shared.wakeAll()
+        }
+    }
+}

@@ -1,0 +1,161 @@
+/// A layer over a container, active for one task (or, pushed, for the process): extra registrations that win
+/// over the container's, and caches of its own, so that nothing built under it leaks into the container and
+/// nothing the container built is seen under it.
+///
+/// InjectTesting's overrides are overlays with registrations; `validate()` runs under an overlay without any.
+/// An overlay applies to resolves through its target and through the target's descendants.
+final class Overlay: @unchecked Sendable {
+    // @unchecked: every stored property is a `let`, and `slots` is behind its lock.
+    let target: DIContainer
+    /// Registrations that win over the container's, or `nil`.
+    let registry: DIContainer?
+    /// The overlay that was active when this one began; its registrations still apply below this one's.
+    let outer: Overlay?
+
+    private struct SlotKey: Hashable {
+        let entry: ObjectIdentifier
+        let home: ObjectIdentifier
+    }
+
+    private struct Held {
+        // Strong references keep the identities in the key from being reused while the slot lives.
+        let entry: EntryBase
+        let home: DIContainer
+        let slot: AnyObject
+    }
+
+    private let slots = Locked<[SlotKey: Held]>([:])
+
+    init(target: DIContainer, registry: DIContainer?, outer: Overlay?) {
+        self.target = target
+        self.registry = registry
+        self.outer = outer
+    }
+
+    /// Whether resolves through `container` see this overlay: `container` is the target or one of its descendants.
+    func applies(to container: DIContainer) -> Bool {
+        var current: DIContainer? = container
+        while let candidate = current {
+            if candidate === target {
+                return true
+            }
+            current = candidate.parent
+        }
+        return false
+    }
+
+    /// The registration under `key` in this overlay or an outer one that applies to `container`, with the
+    /// container that owns it for the scope rules (the overlay's target).
+    func find(_ key: Key, through container: DIContainer) -> (entry: EntryBase, owner: DIContainer)? {
+        var current: Overlay? = self
+        while let overlay = current {
+            if let registry = overlay.registry, overlay.applies(to: container), let entry = registry.table.find(key) {
+                return (entry, overlay.target)
+            }
+            current = overlay.outer
+        }
+        return nil
+    }
+
+    /// The innermost overlay, from this one outwards, whose caches hold instances built in `home`.
+    func cache(for home: DIContainer) -> Overlay? {
+        var current: Overlay? = self
+        while let overlay = current {
+            if overlay.applies(to: home) {
+                return overlay
+            }
+            current = overlay.outer
+        }
+        return nil
+    }
+
+    /// This overlay's slot for `entry`'s shared instance in `home`.
+    func slot<T>(for entry: Entry<T>, home: DIContainer) -> InstanceSlot<T> {
+        let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
+        return slots.withLock { slots in
+            if let held = slots[key] {
+                return unsafeDowncast(held.slot, to: InstanceSlot<T>.self)
+            }
+            let slot = InstanceSlot<T>(
+                service: entry.serviceType,
+                name: entry.name,
+                holdsWeakly: entry.scope.kind == .weak
+            )
+            slots[key] = Held(entry: entry, home: home, slot: slot)
+            return slot
+        }
+    }
+
+    /// Drops the instances of `scope` this overlay holds for `container`.
+    func reset(_ scope: Scope, in container: DIContainer) {
+        let dropped: [Held] = slots.withLock { slots in
+            let matching = slots.filter { $0.value.entry.scope == scope && $0.value.home === container }
+            for key in matching.keys {
+                slots[key] = nil
+            }
+            return Array(matching.values)
+        }
+        _ = dropped  // released here, outside the lock: a deinit is user code
+    }
+}
+
+extension Overlay {
+    /// How many overlays are active anywhere in the process. Zero in production, so that a resolve pays one
+    /// atomic load, not a task-local read, to learn that no overlay applies.
+    static let activeCount = AtomicCounter()
+
+    /// The overlay of the current task.
+    @TaskLocal static var current: Overlay?
+
+    /// Overlays pushed process-wide (XCTest's `pushOverrides`), innermost last.
+    private static let pushed = Locked<[Overlay]>([])
+
+    /// The overlay a new top-level resolve runs under: the task's, else the innermost pushed one.
+    @inline(__always)
+    static func active() -> Overlay? {
+        guard activeCount.value > 0 else { return nil }
+        return activeSlowly()
+    }
+
+    private static func activeSlowly() -> Overlay? {
+        if let overlay = current {
+            return overlay
+        }
+        return pushed.withLock { $0.last }
+    }
+
+    /// Runs `body` with this overlay active for the current task.
+    func activated<Result>(_ body: () throws -> Result) rethrows -> Result {
+        Self.activeCount.add(1)
+        defer { Self.activeCount.add(-1) }
+        return try Self.$current.withValue(self, operation: body)
+    }
+
+    /// Runs `body` with this overlay active for the current task.
+    func activated<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        Self.activeCount.add(1)
+        defer { Self.activeCount.add(-1) }
+        return try await Self.$current.withValue(self, operation: body, isolation: isolation)
+    }
+
+    /// Makes this overlay active for the whole process until ``popProcessWide()``.
+    func pushProcessWide() {
+        Self.activeCount.add(1)
+        Self.pushed.withLock { $0.append(self) }
+    }
+
+    /// Ends a ``pushProcessWide()``.
+    func popProcessWide() {
+        let removed: Bool = Self.pushed.withLock { pushed in
+            guard let index = pushed.lastIndex(where: { $0 === self }) else { return false }
+            pushed.remove(at: index)
+            return true
+        }
+        if removed {
+            Self.activeCount.add(-1)
+        }
+    }
+}

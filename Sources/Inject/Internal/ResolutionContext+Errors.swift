@@ -1,0 +1,257 @@
+/// A factory for an argument registration got an argument of another type. Thrown inside the factory wrapper,
+/// turned into a ``ResolutionError`` with the path by the resolution.
+struct ArgumentTypeMismatch: Error {
+    let expected: Any.Type
+    let given: Any.Type
+}
+
+/// A registration forwarded with `implements` made an instance that is not of the forwarded type.
+struct ForwardedTypeMismatch: Error {
+    let forwardedType: Any.Type
+    let instanceType: Any.Type
+}
+
+/// A `mainActorFactory` registration was asked for off the main actor.
+struct NotOnMainActor: Error {}
+
+/// The ``ResolutionError``s of one resolution, with its path and the registration that asked.
+extension ResolutionContext {
+    enum Stage {
+        case factory
+        case properties
+    }
+
+    /// The path so far, plus `last`.
+    private func path(then last: String) -> [String] {
+        frames.map(\.entry.label) + [last]
+    }
+
+    /// The registration whose factory is asking now, as details and a `file:line`.
+    private var asker: (details: [String], location: String?) {
+        guard let entry = frames.last?.entry else {
+            return (["asked by: a resolve call outside any factory"], nil)
+        }
+        return (["asked by: \(entry.label)'s factory, registered at \(entry.location)"], entry.location)
+    }
+
+    func notRegistered(_ type: Any.Type, name: DIContainer.Name?, through container: DIContainer) -> ResolutionError {
+        let label = Describe.service(type, name)
+        let asker = self.asker
+        var details = asker.details
+        let others = otherRegistrations(of: type, except: name, through: container)
+        if !others.isEmpty {
+            details.append("registered under other names: " + others.joined(separator: "; "))
+        }
+        let request = Describe.request(type, name)
+        let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
+        return ResolutionError(
+            kind: .notRegistered,
+            service: label,
+            path: path(then: label),
+            registration: asker.location,
+            headline: "nothing is registered for \(request).",
+            details: details,
+            fix: "register \(request) in this container or one of its parents\(alternatives)."
+        )
+    }
+
+    /// Registrations of `type` under other names, in the overlays and the container's chain, as `label at file:line`.
+    private func otherRegistrations(
+        of type: Any.Type,
+        except name: DIContainer.Name?,
+        through container: DIContainer
+    ) -> [String] {
+        var registries: [DIContainer] = []
+        var overlay = self.overlay
+        while let current = overlay {
+            if let registry = current.registry, current.applies(to: container) {
+                registries.append(registry)
+            }
+            overlay = current.outer
+        }
+        var current: DIContainer? = container
+        while let next = current {
+            registries.append(next)
+            current = next.parent
+        }
+        let typeID = ObjectIdentifier(type)
+        let exceptID = name?.id ?? 0
+        return registries.flatMap { registry in
+            registry.table.entries()
+                .filter { $0.key.type == typeID && $0.key.name != exceptID }
+                .map { "\($0.label) at \($0.location)" }
+        }
+    }
+
+    func cycle(at index: Int, closedBy entry: EntryBase) -> ResolutionError {
+        let loop = frames[index...].map(\.entry.label) + [entry.label]
+        let asker = self.asker
+        return ResolutionError(
+            kind: .cycle,
+            service: entry.label,
+            path: path(then: entry.label),
+            registration: asker.location,
+            headline: "dependency cycle: \(loop.joined(separator: " -> ")).",
+            details: asker.details,
+            fix: """
+                break the cycle: let one side get the other after it is built, with @LazyInjected or a \
+                resolveProperties closure in .graph scope, instead of in its factory.
+                """
+        )
+    }
+
+    func crossThreadCycle(_ chain: [String], waitingFor entry: EntryBase) -> ResolutionError {
+        let building = frames.last.map { "building \($0.entry.label), " } ?? ""
+        let waits = chain.dropFirst().map { "waits for \($0)" }.joined(separator: ", which ")
+        let asker = self.asker
+        return ResolutionError(
+            kind: .cycle,
+            service: entry.label,
+            path: path(then: entry.label),
+            registration: asker.location,
+            headline: """
+                dependency cycle across threads: this thread, \(building)waits for \(chain[0]), whose builder \
+                \(waits), which this thread is building.
+                """,
+            details: asker.details,
+            fix: """
+                break the cycle between these registrations: let one side get the other after it is built, with \
+                @LazyInjected or a resolveProperties closure, instead of in its factory.
+                """
+        )
+    }
+
+    func tooDeep(_ entry: EntryBase) -> ResolutionError {
+        let asker = self.asker
+        return ResolutionError(
+            kind: .tooDeep,
+            service: entry.label,
+            path: path(then: entry.label),
+            registration: asker.location,
+            headline: "resolving \(entry.label) went \(Self.maximumDepth) registrations deep.",
+            details: asker.details,
+            fix: """
+                look for unbounded recursion that is not a cycle: a factory that resolves through a new child \
+                container, or with a new argument, on every call.
+                """
+        )
+    }
+
+    func notAClass<T>(_ entry: Entry<T>, value: T) -> ResolutionError {
+        let valueType = Describe.type(Swift.type(of: value as Any))
+        return ResolutionError(
+            kind: .notAClass,
+            service: entry.label,
+            path: frames.map(\.entry.label),
+            registration: entry.location,
+            headline: """
+                \(entry.label), registered at \(entry.location) in .weak scope, was built as a \(valueType), which \
+                is not a class: a weak reference can only hold a class instance.
+                """,
+            fix: "register it in .cached or .singleton scope, or make \(valueType) a class."
+        )
+    }
+
+    func argumentMissing(_ entry: EntryBase, expected: Any.Type) -> ResolutionError {
+        let asker = self.asker
+        let expectedName = Describe.type(expected)
+        return ResolutionError(
+            kind: .argumentMismatch,
+            service: entry.label,
+            path: path(then: entry.label),
+            registration: asker.location,
+            headline: """
+                \(entry.label), registered at \(entry.location), takes a runtime argument of type \(expectedName), \
+                but was resolved without one.
+                """,
+            details: asker.details,
+            fix:
+                "resolve it with resolve(\(Describe.type(entry.serviceType)).self, argument:) and an argument of type \(expectedName)."
+        )
+    }
+
+    func argumentUnexpected(_ entry: EntryBase, given: Any.Type) -> ResolutionError {
+        let asker = self.asker
+        return ResolutionError(
+            kind: .argumentMismatch,
+            service: entry.label,
+            path: path(then: entry.label),
+            registration: asker.location,
+            headline: """
+                \(entry.label), registered at \(entry.location), takes no argument, but was resolved with an \
+                argument of type \(Describe.type(given)).
+                """,
+            details: asker.details,
+            fix: """
+                resolve it without argument:, or register a factory that takes (DIResolver, \
+                \(Describe.type(given))).
+                """
+        )
+    }
+
+    /// The error a factory or `resolveProperties` threw, as a ``ResolutionError``; `entry` is on top of the stack.
+    func wrap(_ error: any Error, from entry: EntryBase, stage: Stage) -> ResolutionError {
+        if let error = error as? ResolutionError {
+            return error
+        }
+        let path = frames.map(\.entry.label)
+        switch error {
+        case let mismatch as ArgumentTypeMismatch:
+            let expected = Describe.type(mismatch.expected)
+            return ResolutionError(
+                kind: .argumentMismatch,
+                service: entry.label,
+                path: path,
+                registration: entry.location,
+                headline: """
+                    \(entry.label), registered at \(entry.location), takes a runtime argument of type \(expected), \
+                    but was given one of type \(Describe.type(mismatch.given)).
+                    """,
+                fix: "pass an argument of type \(expected)."
+            )
+        case let mismatch as ForwardedTypeMismatch:
+            let forwarded = Describe.type(mismatch.forwardedType)
+            let instance = Describe.type(mismatch.instanceType)
+            return ResolutionError(
+                kind: .notConforming,
+                service: entry.label,
+                path: path,
+                registration: entry.location,
+                headline: """
+                    \(entry.label) is forwarded by implements(\(forwarded).self) at \(entry.location), but the \
+                    instance it forwards to, a \(instance), is not a \(forwarded).
+                    """,
+                fix: "make \(instance) conform to \(forwarded), or remove the implements call."
+            )
+        case is NotOnMainActor:
+            return ResolutionError(
+                kind: .notOnMainActor,
+                service: entry.label,
+                path: path,
+                registration: entry.location,
+                headline: """
+                    \(entry.label) is registered with mainActorFactory at \(entry.location), so it is built on the \
+                    main actor, but it was resolved from another thread.
+                    """,
+                fix: """
+                    resolve it from @MainActor code (for example inside `await MainActor.run { ... }`), or register \
+                    it with factory: if it does not need the main actor.
+                    """
+            )
+        default:
+            let closure = stage == .factory ? "factory" : "resolveProperties closure"
+            return ResolutionError(
+                kind: .factoryThrew,
+                service: entry.label,
+                path: path,
+                registration: entry.location,
+                underlying: error,
+                headline: "the \(closure) of \(entry.label), registered at \(entry.location), threw: \(error)",
+                fix: """
+                    the error above comes from that \(closure): fix its cause, or catch it there and return a \
+                    fallback.
+                    """
+            )
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// A value built on first use, exactly once, even when many threads ask at once.
+///
+/// Use it for an expensive value outside any container, such as a parsed configuration or a database pool:
+///
+/// ```swift
+/// let configuration = LazySingleton { try Configuration.load(from: url) }
+/// let timeout = configuration.value.timeout
+/// ```
+///
+/// > Important: `make` runs exactly once, even when many threads ask for the value at once; the others wait for
+/// > it, and no lock is held while `make` runs. If `make` throws, nothing is stored and the next caller runs it
+/// > again. If `make` asks for the same `LazySingleton`, directly or through other code on its thread, that is a
+/// > recursion that could never finish: it traps with a message that says so instead of deadlocking.
+public final class LazySingleton<Value>: @unchecked Sendable {
+    // @unchecked: the value lives in the slot, behind its lock, and `make` is @Sendable.
+    private let make: @Sendable () throws -> Value
+    private let slot: InstanceSlot<Value>
+
+    /// Makes a lazy singleton; nothing is built until the value is first asked for.
+    ///
+    /// - Parameter make: Builds the value. Runs at most once at a time, with no lock held.
+    public init(_ make: @escaping @Sendable () throws -> Value) {
+        self.make = make
+        self.slot = InstanceSlot(service: LazySingleton<Value>.self, name: nil)
+    }
+
+    /// The value, built on first use. Traps with the error's text if `make` throws.
+    public var value: Value {
+        do {
+            return try get()
+        } catch {
+            fatalError("Inject: \(Describe.type(Self.self))'s make threw: \(error)")
+        }
+    }
+
+    /// The value, built on first use.
+    ///
+    /// - Throws: What `make` throws. The singleton stays unbuilt, so a later call runs `make` again.
+    public func get() throws -> Value {
+        do {
+            return try slot.instance(thread: ObjectIdentifier(ResolutionContext.current), build: make)
+        } catch InstanceSlot<Value>.Failure.recursion {
+            fatalError(
+                """
+                Inject: \(Describe.type(Self.self))'s make asked for the value it is making. That recursion could \
+                never finish, so it stops here instead of deadlocking.
+                  fix: make must not read its own LazySingleton, directly or through code it calls.
+                """
+            )
+        } catch let deadlock as Parking.Deadlock {
+            fatalError(
+                """
+                Inject: \(Describe.type(Self.self))'s make waits for \(deadlock.chain.joined(separator: ", which waits for ")), \
+                which waits for this make on another thread: neither can finish.
+                  fix: break the cycle between these lazy values.
+                """
+            )
+        }
+    }
+
+    /// Whether the value has been built (and not reset since).
+    public var isBuilt: Bool {
+        slot.current != nil
+    }
+
+    /// Drops the value; the next use builds it again. A build under way finishes for its caller but is not kept.
+    public func reset() {
+        slot.reset()
+    }
+}

@@ -1,0 +1,119 @@
+/// A registration's chainable options.
+///
+/// ```swift
+/// container.register { LiveAPIClient() }
+///     .scope(.singleton)
+///     .implements(APIClient.self)
+/// ```
+///
+/// Set options right after registering, before the service is first resolved. Each option publishes a changed
+/// copy of the registration, atomically; an option on a registration that a later `register` of the same type and
+/// name has replaced does nothing. On a sealed container an option traps, like `register`.
+public final class Registration<T> {
+    let container: DIContainer
+    private(set) var entry: Entry<T>
+
+    init(container: DIContainer, entry: Entry<T>) {
+        self.container = container
+        self.entry = entry
+    }
+
+    /// Sets how long instances live and who shares them. The default is ``Scope/graph``.
+    ///
+    /// - Parameter scope: The scope. A registration that takes a runtime argument can only be
+    ///   ``Scope/transient``: anything else traps, because an instance built from one caller's argument must not be
+    ///   handed to another caller.
+    @discardableResult
+    public func scope(_ scope: Scope) -> Self {
+        if entry.takesArgument, scope != .transient {
+            fatalError(
+                """
+                Inject: \(entry.label), registered at \(entry.location), takes a runtime argument, so it cannot be \
+                \(scope): a cached instance built from one caller's argument would be handed to callers who passed \
+                another.
+                  fix: keep it .transient (the default for argument registrations), or cache instances by argument \
+                in a service of your own.
+                """
+            )
+        }
+        return update("scope(\(scope))") { $0.with(scope: scope) }
+    }
+
+    /// Forwards another type, and optionally a name, to this registration.
+    ///
+    /// Resolving `P` resolves this registration and hands the instance out as a `P`. With a caching scope,
+    /// resolving `P` and `T` gives the same instance. The forward looks the registration up by type and name on
+    /// each resolve, so a later re-registration of `T`, or a test override of `T`, is seen through `P` too.
+    ///
+    /// - Parameters:
+    ///   - type: The type to forward, usually a protocol `T` conforms to.
+    ///   - name: The name to forward it under, or `nil`.
+    @discardableResult
+    public func implements<P>(_ type: P.Type, name: DIContainer.Name? = nil) -> Self {
+        let targetName = entry.name
+        let make: Entry<P>.Make = .forward { resolver, argument in
+            let instance = try resolver.resolveForwarded(T.self, name: targetName, argument: argument)
+            guard let forwarded = instance as? P else {
+                throw ForwardedTypeMismatch(forwardedType: P.self, instanceType: Swift.type(of: instance as Any))
+            }
+            return forwarded
+        }
+        let forward = Entry<P>(
+            name: name,
+            scope: .transient,
+            file: entry.file,
+            line: entry.line,
+            owner: container,
+            factoryKind: .forward(target: entry.key, targetType: T.self, targetName: targetName),
+            make: make
+        )
+        container.publish(forward, replacing: nil, action: "implements(\(Describe.type(P.self)).self)")
+        return self
+    }
+
+    /// Runs `body` on every newly made instance, after the factory and before the instance is handed out.
+    ///
+    /// Use it to set properties that would form a cycle in an initializer: an instance joins its resolution as
+    /// soon as its factory returns, so a `resolveProperties` closure further down the same resolution that asks
+    /// for it gets it back instead of a cycle error.
+    ///
+    /// ```swift
+    /// container.register { Parent() }
+    ///     .resolveProperties { r, parent in parent.child = try r.resolve() }   // Child's factory resolves Parent
+    /// ```
+    ///
+    /// Calling it again adds another closure; they run in the order they were added.
+    ///
+    /// - Parameter body: Receives the resolver and the new instance. Errors it throws fail the resolve.
+    @discardableResult
+    public func resolveProperties(_ body: @escaping @Sendable (DIResolver, T) throws -> Void) -> Self {
+        let combined: @Sendable (DIResolver, T) throws -> Void
+        if let previous = entry.properties {
+            combined = { resolver, instance in
+                try previous(resolver, instance)
+                try body(resolver, instance)
+            }
+        } else {
+            combined = body
+        }
+        return update("resolveProperties") { $0.with(properties: .some(combined)) }
+    }
+
+    /// Gives ``DIContainer/validate()`` an argument to build this argument registration with.
+    ///
+    /// Without one, `validate()` cannot build the registration and reports a warning instead.
+    ///
+    /// - Parameter sample: A representative argument. It must be of the factory's argument type.
+    @discardableResult
+    public func validationArgument<A>(_ sample: A) -> Self {
+        update("validationArgument") { $0.with(validationSample: .some(ArgumentBox(value: sample, type: A.self))) }
+    }
+
+    private func update(_ option: String, _ change: (Entry<T>) -> Entry<T>) -> Self {
+        let changed = change(entry)
+        if container.publish(changed, replacing: entry, action: "Registration.\(option) on \(entry.label)") {
+            entry = changed
+        }
+        return self
+    }
+}

@@ -1,0 +1,71 @@
+/// Why a service could not be resolved, in words that say how to fix it.
+///
+/// ``DIContainer/resolveThrowing(_:name:)`` and ``DIResolver`` throw it. ``DIContainer/resolve(_:name:)`` and the
+/// property wrappers, which cannot throw, trap with its ``description``. Every description names the type and name
+/// asked for, the path that led there, the `file:line` of the registration whose factory asked, and a fix:
+///
+/// ```text
+/// Inject: nothing is registered for NetworkClient named "live".
+///   path: ProfileViewModel -> APIClient -> NetworkClient["live"]
+///   asked by: APIClient, registered at App/Composition.swift:42
+///   registered under other names: NetworkClient at App/Composition.swift:12
+///   fix: register NetworkClient named "live" in this container or a parent, or ask for a name above.
+/// ```
+public struct ResolutionError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
+    public enum Kind: Hashable, Sendable {
+        /// Nothing is registered under the type and name asked for, in the container or its parents.
+        case notRegistered
+        /// A factory asked, directly or through others, for the registration it is building; or two threads'
+        /// first builds wait for each other.
+        case cycle
+        /// A factory or `resolveProperties` closure threw an error of its own: see ``underlying``.
+        case factoryThrew
+        /// A runtime argument is missing, of the wrong type, or given to a registration that takes none.
+        case argumentMismatch
+        /// A `mainActorFactory` registration was resolved off the main actor.
+        case notOnMainActor
+        /// A `.weak` registration's factory returned a value that is not a class instance.
+        case notAClass
+        /// A registration forwarded with `implements(P.self)` made an instance that is not a `P`.
+        case notConforming
+        /// The resolution went deeper than any real graph does: runaway recursion that is not a cycle.
+        case tooDeep
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The resolution path, outermost first, ending with the service that failed:
+    /// `["ProfileViewModel", "APIClient", "NetworkClient"]`. A named service reads `Store["live"]`.
+    public let path: [String]
+    /// The type and name asked for, as in ``path``.
+    public let service: String
+    /// The `file:line` of the registration whose factory asked for ``service`` (for ``Kind/factoryThrew``, of the
+    /// registration whose factory threw), or `nil` when the request came from outside any factory.
+    public let registration: String?
+    /// The error a factory threw, for ``Kind/factoryThrew``.
+    public let underlying: (any Error)?
+    /// The whole message: what failed, the path, where it was registered, and what to do.
+    public let description: String
+
+    init(
+        kind: Kind,
+        service: String,
+        path: [String],
+        registration: String?,
+        underlying: (any Error)? = nil,
+        headline: String,
+        details: [String] = [],
+        fix: String
+    ) {
+        self.kind = kind
+        self.service = service
+        self.path = path
+        self.registration = registration
+        self.underlying = underlying
+        var lines = ["Inject: \(headline)", "  path: \(path.joined(separator: " -> "))"]
+        lines += details.map { "  \($0)" }
+        lines.append("  fix: \(fix)")
+        self.description = lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,3 @@
+import Inject
+
+print("inject-demo")
