@@ -4,6 +4,8 @@
 
 #include "CInjectShims.h"
 
+_Thread_local void *c_inject_thread_context = 0;
+
 #if defined(__APPLE__)
 #include <pthread.h>
 

@@ -31,7 +31,7 @@ extension DIContainer {
                 line: line,
                 owner: self,
                 factoryKind: .plain,
-                make: .plain(factory)
+                make: factory
             )
         )
     }
@@ -65,7 +65,7 @@ extension DIContainer {
                 line: line,
                 owner: self,
                 factoryKind: .plain,
-                make: .plain { _ in try factory() }
+                make: { _ in try factory() }
             )
         )
     }
@@ -97,7 +97,9 @@ extension DIContainer {
         line: UInt = #line,
         factory: @escaping @Sendable (DIResolver, Argument) throws -> T
     ) -> Registration<T> {
-        let make: Entry<T>.Make = .argument { resolver, argument in
+        let make: Entry<T>.Make = { resolver in
+            // The resolution has checked that an argument was passed (EntryBase.argumentRule).
+            let argument = ResolutionContext.takeArgument().unsafelyUnwrapped
             guard let typed = argument.value as? Argument else {
                 throw ArgumentTypeMismatch(expected: Argument.self, given: argument.type)
             }
@@ -134,7 +136,7 @@ extension DIContainer {
         line: UInt = #line,
         mainActorFactory: @escaping @MainActor @Sendable (DIResolver) throws -> T
     ) -> Registration<T> {
-        let make: Entry<T>.Make = .mainActor(mainActorFactory)
+        let make: Entry<T>.Make = { resolver in try MainActorFactory.run(mainActorFactory, resolver) }
         return add(
             Entry<T>(
                 name: name,

@@ -38,12 +38,8 @@ extension DIContainer {
     /// - Returns: The instance, or `nil` only when nothing is registered under the type and name. A registration
     ///   that exists but cannot be built traps with the error's text, like ``resolve(_:name:)``.
     public func optional<T>(_ type: T.Type = T.self, name: Name? = nil) -> T? {
-        let key = Key(T.self, name)
-        if Overlay.activeCount.value == 0, let value = published(key, as: T.self) {
-            return value
-        }
         do {
-            return try resolveSlowly(T.self, key: key, name: name, argument: nil, optional: true, .outside)
+            return try resolveIfRegistered(T.self, key: Key(T.self, name), name: name, .outside)
         } catch {
             fatalError(String(describing: error))
         }
@@ -57,10 +53,13 @@ extension DIContainer {
     /// - Throws: ``ResolutionError``: nothing registered, a cycle, a factory's own error, and so on.
     public func resolveThrowing<T>(_ type: T.Type = T.self, name: Name? = nil) throws -> T {
         let key = Key(T.self, name)
-        if Overlay.activeCount.value == 0, let value = published(key, as: T.self) {
-            return value
+        guard Overlay.activeCount.value == 0, let found = lookup(key) else {
+            return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: nil, .outside)
         }
-        return try resolveSlowly(T.self, key: key, name: name, argument: nil, optional: false, .outside)!
+        if let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedStorage }) {
+            return storage.assumingMemoryBound(to: T.self).pointee
+        }
+        return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: found, .outside)
     }
 
     /// Resolves a service that takes a runtime argument, throwing when it cannot be built.
@@ -70,10 +69,13 @@ extension DIContainer {
     ///   - name: The registration's name, or `nil` for the unnamed one.
     ///   - argument: The argument for the factory. Pass a tuple for several.
     /// - Throws: ``ResolutionError``, also when the argument is not of the registered argument type.
-    public func resolveThrowing<T, Argument>(_ type: T.Type = T.self, name: Name? = nil, argument: Argument) throws -> T
-    {
+    public func resolveThrowing<T, Argument>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        argument: Argument
+    ) throws -> T {
         let box = ArgumentBox(value: argument, type: Argument.self)
-        return try resolveSlowly(T.self, key: Key(T.self, name), name: name, argument: box, optional: false, .outside)!
+        return try resolveSlowly(T.self, key: Key(T.self, name), name: name, argument: box, found: nil, .outside)
     }
 }
 
@@ -85,47 +87,62 @@ extension DIContainer {
         case resolver(Overlay?)
     }
 
-    /// The fast path: a built singleton under `key`, read without a lock; `nil` for anything else.
+    /// An entry found by ``lookup(_:)`` and the container whose table holds it, unretained: both stay alive as long
+    /// as the container the lookup started from.
+    typealias Found = (entry: Unmanaged<EntryBase>, owner: Unmanaged<DIContainer>)
+
+    /// The entry under `key` in this container or its nearest ancestor that has one: lock-free, retains nothing.
     @inline(__always)
-    func published<T>(_ key: Key, as type: T.Type) -> T? {
-        var container = self
+    func lookup(_ key: Key) -> Found? {
+        var container = Unmanaged.passUnretained(self)
         while true {
-            if let entry = container.table.find(key) {
-                // The key's type identity guarantees the entry's type.
-                return unsafeDowncast(entry, to: Entry<T>.self).published
+            let (entry, parent) = container._withUnsafeGuaranteedRef { ($0.findUnretained(key), $0.parentRef) }
+            if let entry {
+                return (entry, container)
             }
-            guard let parent = container.parent else { return nil }
+            guard let parent else { return nil }
             container = parent
         }
     }
 
     /// The slow path: joins the resolution running on this thread, or starts a top-level one.
+    ///
+    /// - Parameter found: What ``lookup(_:)`` found, when the caller already looked and no overlay applies.
+    @inline(__always)
     func resolveSlowly<T>(
         _ type: T.Type,
         key: Key,
         name: Name?,
         argument: ArgumentBox?,
-        optional: Bool,
+        found: Found?,
         _ caller: Caller
-    ) throws -> T? {
-        let context = ResolutionContext.current
-        if context.isResolving {
-            return try context.resolve(
-                T.self,
-                key: key,
-                name: name,
-                through: self,
-                argument: argument,
-                optional: optional
-            )
+    ) throws -> T {
+        try ResolutionContext.withCurrent { context in
+            if context.isResolving {
+                return try context.resolve(
+                    T.self,
+                    key: key,
+                    name: name,
+                    through: self,
+                    argument: argument,
+                    found: found
+                )
+            }
+            context.beginTopLevel(caller)
+            defer { context.endTopLevel() }
+            return try context.resolve(T.self, key: key, name: name, through: self, argument: argument, found: found)
         }
-        switch caller {
-        case .outside:
-            context.overlay = Overlay.active()
-        case .resolver(let overlay):
-            context.overlay = overlay
+    }
+
+    /// The slow path for `optional`: `nil` when nothing is registered under `key`.
+    func resolveIfRegistered<T>(_ type: T.Type, key: Key, name: Name?, _ caller: Caller) throws -> T? {
+        try ResolutionContext.withCurrent { context in
+            if context.isResolving {
+                return try context.resolveIfRegistered(T.self, key: key, name: name, through: self)
+            }
+            context.beginTopLevel(caller)
+            defer { context.endTopLevel() }
+            return try context.resolveIfRegistered(T.self, key: key, name: name, through: self)
         }
-        defer { context.endTopLevel() }
-        return try context.resolve(T.self, key: key, name: name, through: self, argument: argument, optional: optional)
     }
 }

@@ -1,3 +1,5 @@
+import CInjectShims
+
 /// A thread-safe dependency-injection container: registrations by type and name, scoped lifetimes, child scopes.
 ///
 /// Register services with a factory, then resolve them, or let the property wrappers (``Injected``,
@@ -26,6 +28,8 @@ public final class DIContainer: @unchecked Sendable {
 
     /// The container this one falls back to for registrations it does not have, or `nil` for a root.
     public let parent: DIContainer?
+    /// `parent`, unretained, for the hot path; the strong `parent` keeps it alive.
+    let parentRef: Unmanaged<DIContainer>?
 
     /// Holds the current ``EntryTable``, read without a lock.
     let tableCell: ReferenceCell
@@ -50,6 +54,7 @@ public final class DIContainer: @unchecked Sendable {
     ///   holds its parent strongly; the parent does not know its children.
     public init(parent: DIContainer? = nil) {
         self.parent = parent
+        self.parentRef = parent.map { Unmanaged.passUnretained($0) }
         self.tableCell = ReferenceCells.allocate(1)
         self.state = Locked(State())
         _ = tableCell.publishOnce(EntryTable(capacity: 16))
@@ -68,9 +73,15 @@ public final class DIContainer: @unchecked Sendable {
     }
 
     /// The current registrations, read without a lock.
-    @inline(__always)
     var table: EntryTable {
         tableCell.loadObject(as: EntryTable.self).unsafelyUnwrapped
+    }
+
+    /// The entry under `key` in this container's own table, without retaining anything: the hot path.
+    @inline(__always)
+    func findUnretained(_ key: Key) -> Unmanaged<EntryBase>? {
+        let table = Unmanaged<EntryTable>.fromOpaque(c_inject_load_acquire(tableCell).unsafelyUnwrapped)
+        return table._withUnsafeGuaranteedRef { $0.findUnretained(key) }
     }
 
     /// Stops this container from taking registrations: a later ``register(_:name:file:line:factory:)-(_,_,_,_,(DIResolver)->T)``

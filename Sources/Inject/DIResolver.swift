@@ -32,17 +32,13 @@ public struct DIResolver: Sendable {
     /// - Throws: ``ResolutionError`` when the service cannot be built.
     public func resolve<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) throws -> T {
         let key = Key(T.self, name)
-        if overlay == nil, let value = container.published(key, as: T.self) {
-            return value
+        guard overlay == nil, let found = container.lookup(key) else {
+            return try container.resolveSlowly(T.self, key: key, name: name, argument: nil, found: nil, caller)
         }
-        return try container.resolveSlowly(
-            T.self,
-            key: key,
-            name: name,
-            argument: nil,
-            optional: false,
-            .resolver(overlay)
-        )!
+        if let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedStorage }) {
+            return storage.assumingMemoryBound(to: T.self).pointee
+        }
+        return try container.resolveSlowly(T.self, key: key, name: name, argument: nil, found: found, caller)
     }
 
     /// Resolves a service that takes a runtime argument.
@@ -58,15 +54,14 @@ public struct DIResolver: Sendable {
         argument: Argument
     ) throws -> T {
         let box = ArgumentBox(value: argument, type: Argument.self)
-        let key = Key(T.self, name)
         return try container.resolveSlowly(
             T.self,
-            key: key,
+            key: Key(T.self, name),
             name: name,
             argument: box,
-            optional: false,
-            .resolver(overlay)
-        )!
+            found: nil,
+            caller
+        )
     }
 
     /// Resolves a service if one is registered.
@@ -77,32 +72,15 @@ public struct DIResolver: Sendable {
     /// - Returns: The instance, or `nil` when nothing is registered under the type and name.
     /// - Throws: ``ResolutionError`` when a registration exists but cannot be built.
     public func optional<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) throws -> T? {
-        let key = Key(T.self, name)
-        if overlay == nil, let value = container.published(key, as: T.self) {
-            return value
-        }
-        return try container.resolveSlowly(
-            T.self,
-            key: key,
-            name: name,
-            argument: nil,
-            optional: true,
-            .resolver(overlay)
-        )
+        try container.resolveIfRegistered(T.self, key: Key(T.self, name), name: name, caller)
     }
+
+    private var caller: DIContainer.Caller { .resolver(overlay) }
 }
 
 extension DIResolver {
     /// Resolves the target of an `implements` forward, passing on the argument the forward was resolved with.
     func resolveForwarded<T>(_ type: T.Type, name: DIContainer.Name?, argument: ArgumentBox?) throws -> T {
-        let key = Key(T.self, name)
-        return try container.resolveSlowly(
-            T.self,
-            key: key,
-            name: name,
-            argument: argument,
-            optional: false,
-            .resolver(overlay)
-        )!
+        try container.resolveSlowly(T.self, key: Key(T.self, name), name: name, argument: argument, found: nil, caller)
     }
 }

@@ -51,7 +51,8 @@ public final class Registration<T> {
     @discardableResult
     public func implements<P>(_ type: P.Type, name: DIContainer.Name? = nil) -> Self {
         let targetName = entry.name
-        let make: Entry<P>.Make = .forward { resolver, argument in
+        let make: Entry<P>.Make = { resolver in
+            let argument = ResolutionContext.takeArgument()
             let instance = try resolver.resolveForwarded(T.self, name: targetName, argument: argument)
             guard let forwarded = instance as? P else {
                 throw ForwardedTypeMismatch(forwardedType: P.self, instanceType: Swift.type(of: instance as Any))
@@ -109,9 +110,9 @@ public final class Registration<T> {
         update("validationArgument") { $0.with(validationSample: .some(ArgumentBox(value: sample, type: A.self))) }
     }
 
-    private func update(_ option: String, _ change: (Entry<T>) -> Entry<T>) -> Self {
+    private func update(_ option: @autoclosure () -> String, _ change: (Entry<T>) -> Entry<T>) -> Self {
         let changed = change(entry)
-        if container.publish(changed, replacing: entry, action: "Registration.\(option) on \(entry.label)") {
+        if container.publish(changed, replacing: entry, action: "Registration.\(option()) on \(entry.label)") {
             entry = changed
         }
         return self

@@ -40,6 +40,19 @@ static inline intptr_t c_inject_int_add(intptr_t *_Nonnull cell, intptr_t delta)
     return atomic_fetch_add_explicit((_Atomic(intptr_t) *)cell, delta, memory_order_acq_rel) + delta;
 }
 
+/// The calling thread's resolution context (a retained Swift object), or null: a thread-local read that costs one
+/// load, where `pthread_getspecific` behind a `static let` key costs a `swift_once` call and a library call.
+/// Swift keeps a pthread key as well, only so that the context is released when the thread ends.
+#if defined(__linux__)
+extern _Thread_local void *_Nullable c_inject_thread_context __attribute__((tls_model("initial-exec")));
+#else
+extern _Thread_local void *_Nullable c_inject_thread_context;
+#endif
+
+static inline void *_Nullable c_inject_get_thread_context(void) { return c_inject_thread_context; }
+
+static inline void c_inject_set_thread_context(void *_Nullable context) { c_inject_thread_context = context; }
+
 /// Whether the calling thread is the process's main thread.
 bool c_inject_is_main_thread(void);
 

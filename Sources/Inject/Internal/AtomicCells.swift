@@ -1,5 +1,13 @@
 import CInjectShims
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A raw pointer-sized cell that holds one retained object reference, read without a lock.
 ///
 /// Writers publish with release ordering and readers load with acquire ordering, so a reader that sees the
@@ -9,11 +17,20 @@ import CInjectShims
 typealias ReferenceCell = UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
 enum ReferenceCells {
-    /// Allocates `count` empty cells.
+    /// Allocates `count` empty cells with `malloc`: `allocate(capacity:)` takes the slower aligned path.
     static func allocate(_ count: Int) -> ReferenceCell {
-        let cells = ReferenceCell.allocate(capacity: count)
+        guard let raw = malloc(count * MemoryLayout<UnsafeMutableRawPointer?>.stride) else {
+            fatalError("Inject: out of memory")
+        }
+        let cells = raw.bindMemory(to: UnsafeMutableRawPointer?.self, capacity: count)
         cells.initialize(repeating: nil, count: count)
         return cells
+    }
+
+    /// Frees cells made by ``allocate(_:)``, without touching what they point to.
+    static func free(_ cells: ReferenceCell, count: Int) {
+        cells.deinitialize(count: count)
+        Self.freeMemory(cells)
     }
 
     /// Releases every object the cells hold and frees them.
@@ -23,8 +40,17 @@ enum ReferenceCells {
                 Unmanaged<AnyObject>.fromOpaque(raw).release()
             }
         }
-        cells.deinitialize(count: count)
-        cells.deallocate()
+        free(cells, count: count)
+    }
+
+    private static func freeMemory(_ pointer: UnsafeMutableRawPointer) {
+        #if canImport(Darwin)
+        Darwin.free(pointer)
+        #elseif canImport(Glibc)
+        Glibc.free(pointer)
+        #else
+        Musl.free(pointer)
+        #endif
     }
 }
 
@@ -45,6 +71,16 @@ extension UnsafeMutablePointer where Pointee == UnsafeMutableRawPointer? {
         }
         retained.release()
         return loadObject(as: Object.self)!
+    }
+
+    /// Publishes a copy of `value`, in storage of its own, if the cell is empty. The cell's owner frees it.
+    func publishValueOnce<T>(_ value: T) {
+        let storage = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        storage.initialize(to: value)
+        if !c_inject_compare_exchange(self, nil, UnsafeMutableRawPointer(storage)) {
+            storage.deinitialize(count: 1)
+            storage.deallocate()
+        }
     }
 
     /// Replaces the object in the cell and returns the previous one, retained, so that the caller can keep it

@@ -1,25 +1,33 @@
-/// A value in a reference: how a built instance is published for lock-free reads, and how in-progress and
-/// graph-scope instances are kept without a dynamic cast (the key or entry guarantees `T`).
+import CInjectShims
+
+/// A value in a reference, for graph-scope and in-progress instances. Made through a metatype the entry caches
+/// (``Entry/box(_:)``), so that unspecialised code does not look up `Box<T>`'s metadata on every build.
 final class Box<T> {
     let value: T
 
-    init(_ value: T) {
+    required init(_ value: T) {
         self.value = value
     }
 }
 
-/// A runtime argument on its way to a factory, with the static type the caller passed.
-struct ArgumentBox {
+/// A runtime argument on its way to a factory, with the static type the caller passed. A class, so that "no
+/// argument" is a null pointer on the hot path.
+final class ArgumentBox {
     let value: Any
     let type: Any.Type
+
+    init(value: Any, type: Any.Type) {
+        self.value = value
+        self.type = type
+    }
 }
 
 /// One registration: a service type and name in one container, with its factory and options.
 ///
 /// An entry never changes once it is published in a table: an option on ``Registration`` publishes a changed
 /// copy in its place, and the replaced entry stays alive (in its container's `State.entries`) because lock-free
-/// readers may still hold it. The only mutable parts are two atomic cells: the built singleton, published for
-/// lock-free reads, and the instance slot that guards builds, made on first use.
+/// readers may still hold it. The only mutable parts are two atomic cells: the built singleton's storage, published
+/// for lock-free reads, and the instance slot that guards builds, made on first use.
 class EntryBase: @unchecked Sendable {
     // @unchecked: every stored property is a `let`, the factory closures are `@Sendable`, and the two cells are
     // only read and written atomically.
@@ -29,14 +37,33 @@ class EntryBase: @unchecked Sendable {
     let scope: Scope
     let file: StaticString
     let line: UInt
-    /// The container whose table holds this entry. Entries never outlive it: it owns them.
-    unowned let owner: DIContainer
+    /// The container whose table holds this entry. Unowned and unchecked: the container owns its entries, and every
+    /// other holder of an entry (a ``Registration``, an overlay) also holds the container.
+    unowned(unsafe) let owner: DIContainer
     let factoryKind: FactoryKind
     /// The sample argument `validate()` builds an argument registration with.
     let validationSample: ArgumentBox?
     let hasProperties: Bool
-    /// `[0]`: the built singleton's `Box<T>`; `[1]`: the entry's `InstanceSlot<T>`.
+    /// `[0]`: the built singleton, as raw storage of a `T` (freed by ``Entry``); `[1]`: the ``InstanceSlot``;
+    /// `[2]`: `Box<T>`'s metatype, cached on first use.
     let cells: ReferenceCell
+
+    // Derived once, so that the hot path reads a byte instead of switching on (and copying) `Scope` and
+    // `FactoryKind`, whose payloads hold strings.
+    let storage: Scope.Storage
+    let resolvesFromOwner: Bool
+    let holdsWeakly: Bool
+    let argumentRule: ArgumentRule
+
+    /// What a resolve of this entry must pass as a runtime argument.
+    enum ArgumentRule {
+        /// Nothing: the factory takes no argument.
+        case none
+        /// An argument: the factory takes one.
+        case required
+        /// Whatever the caller passed, handed on to the forwarded registration.
+        case passThrough
+    }
 
     enum FactoryKind {
         case plain
@@ -68,11 +95,28 @@ class EntryBase: @unchecked Sendable {
         self.factoryKind = factoryKind
         self.validationSample = validationSample
         self.hasProperties = hasProperties
-        self.cells = ReferenceCells.allocate(2)
+        self.cells = ReferenceCells.allocate(3)
+        self.storage = scope.storage
+        self.resolvesFromOwner = scope.resolvesFromOwner
+        self.holdsWeakly = scope.kind == .weak
+        switch factoryKind {
+        case .plain, .mainActor: self.argumentRule = .none
+        case .argument: self.argumentRule = .required
+        case .forward: self.argumentRule = .passThrough
+        }
     }
 
     deinit {
-        ReferenceCells.deallocate(cells, count: 2)
+        if let slot = cells[1] {
+            Unmanaged<AnyObject>.fromOpaque(slot).release()
+        }
+        ReferenceCells.free(cells, count: 3)
+    }
+
+    /// The built singleton's storage, read without a lock; `nil` until it is built, and always for other scopes.
+    @inline(__always)
+    var publishedStorage: UnsafeMutableRawPointer? {
+        c_inject_load_acquire(cells)
     }
 
     /// The registration as a person reads it: `APIClient`, or `Store["live"]` for a named one.
@@ -81,14 +125,14 @@ class EntryBase: @unchecked Sendable {
     /// Where the registration was made, as `file:line`.
     var location: String { "\(file):\(line)" }
 
-    var takesArgument: Bool {
-        if case .argument = factoryKind { return true }
-        return false
-    }
+    var takesArgument: Bool { argumentRule == .required }
 
-    var isForward: Bool {
-        if case .forward = factoryKind { return true }
-        return false
+    var isForward: Bool { argumentRule == .passThrough }
+
+    /// The argument type of an argument registration.
+    var expectedArgument: Any.Type? {
+        if case .argument(let expected) = factoryKind { return expected }
+        return nil
     }
 
     var isMainActor: Bool {
@@ -103,15 +147,13 @@ class EntryBase: @unchecked Sendable {
 /// A registration of `T`, with its typed factory.
 final class Entry<T>: EntryBase, @unchecked Sendable {
     // @unchecked: as for `EntryBase`; the closures are `@Sendable`.
+    /// The factory, whatever its kind, behind one signature: a plain `{ r in ... }` factory is stored and called
+    /// as it is. Argument registrations and forwards take their argument from ``ResolutionContext/takeArgument()``;
+    /// `mainActorFactory` ones check the actor.
     let make: Make
     let properties: (@Sendable (DIResolver, T) throws -> Void)?
 
-    enum Make {
-        case plain(@Sendable (DIResolver) throws -> T)
-        case mainActor(@MainActor @Sendable (DIResolver) throws -> T)
-        case argument(@Sendable (DIResolver, ArgumentBox) throws -> T)
-        case forward(@Sendable (DIResolver, ArgumentBox?) throws -> T)
-    }
+    typealias Make = @Sendable (DIResolver) throws -> T
 
     init(
         name: DIContainer.Name?,
@@ -120,7 +162,7 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         line: UInt,
         owner: DIContainer,
         factoryKind: FactoryKind,
-        make: Make,
+        make: @escaping Make,
         properties: (@Sendable (DIResolver, T) throws -> Void)? = nil,
         validationSample: ArgumentBox? = nil
     ) {
@@ -140,13 +182,22 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         )
     }
 
+    deinit {
+        if let storage = cells[0] {
+            let value = storage.assumingMemoryBound(to: T.self)
+            value.deinitialize(count: 1)
+            value.deallocate()
+        }
+    }
+
     /// A copy with some options changed, for ``Registration``'s chainable options.
     func with(
         scope: Scope? = nil,
         properties: (@Sendable (DIResolver, T) throws -> Void)?? = nil,
         validationSample: ArgumentBox?? = nil
     ) -> Entry<T> {
-        Entry(
+        // `type(of: self)`: the metadata this instance already has, not a lookup of `Entry<T>`'s.
+        type(of: self).init(
             name: name,
             scope: scope ?? self.scope,
             file: file,
@@ -159,10 +210,20 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         )
     }
 
-    /// The built singleton, read without a lock; `nil` until it is built, and always for other scopes.
+    /// Boxes a value without looking up `Box<T>`'s metadata, after the first time.
     @inline(__always)
-    var published: T? {
-        cells.loadObject(as: Box<T>.self)?.value
+    func box(_ value: T) -> Box<T> {
+        if let raw = c_inject_load_acquire(cells + 2) {
+            return unsafeBitCast(raw, to: Box<T>.Type.self).init(value)
+        }
+        return boxType().init(value)
+    }
+
+    @inline(never)
+    private func boxType() -> Box<T>.Type {
+        let type = Box<T>.self
+        c_inject_store_release(cells + 2, unsafeBitCast(type, to: UnsafeMutableRawPointer.self))
+        return type
     }
 
     /// The slot that guards builds of this entry's shared instance, made on first use.
@@ -173,7 +234,7 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         let made = InstanceSlot<T>(
             service: serviceType,
             name: name,
-            holdsWeakly: scope.kind == .weak,
+            holdsWeakly: holdsWeakly,
             publishTo: scope.kind == .singleton && !isMainActor ? cells : nil
         )
         return (cells + 1).publishOnce(made)

@@ -23,8 +23,7 @@ final class EntryTable {
 
     deinit {
         // Unretained references: free the memory only.
-        slots.deinitialize(count: capacity)
-        slots.deallocate()
+        ReferenceCells.free(slots, count: capacity)
     }
 
     @inline(__always)
@@ -32,18 +31,23 @@ final class EntryTable {
         Int(truncatingIfNeeded: UInt64(truncatingIfNeeded: key.mixed) >> shift)
     }
 
-    /// The entry registered under `key`, or `nil`. Lock-free.
+    /// The entry registered under `key`, or `nil`. Lock-free, and without retaining anything: the hot path.
     @inline(__always)
-    func find(_ key: Key) -> EntryBase? {
+    func findUnretained(_ key: Key) -> Unmanaged<EntryBase>? {
         var index = home(of: key)
         while let raw = c_inject_load_acquire(slots + index) {
-            let entry = Unmanaged<EntryBase>.fromOpaque(raw).takeUnretainedValue()
-            if entry.key == key {
+            let entry = Unmanaged<EntryBase>.fromOpaque(raw)
+            if entry._withUnsafeGuaranteedRef({ $0.key == key }) {
                 return entry
             }
             index = (index + 1) & (capacity - 1)
         }
         return nil
+    }
+
+    /// The entry registered under `key`, or `nil`. Lock-free.
+    func find(_ key: Key) -> EntryBase? {
+        findUnretained(key)?.takeUnretainedValue()
     }
 
     /// Stores `entry` under its key, over any entry already there. Returns whether the key is new.

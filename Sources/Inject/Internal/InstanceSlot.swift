@@ -31,7 +31,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     private let service: Any.Type
     private let name: DIContainer.Name?
     private let holdsWeakly: Bool
-    /// Where to publish a built singleton for lock-free reads (cell 0 of its entry), or `nil`.
+    /// Where to publish a built singleton's storage for lock-free reads (cell 0 of its entry), or `nil`.
     private let publishTo: ReferenceCell?
 
     init(service: Any.Type, name: DIContainer.Name?, holdsWeakly: Bool = false, publishTo: ReferenceCell? = nil) {
@@ -123,7 +123,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             return (stored, state.waiters > 0)
         }
         if stored, let value, let publishTo {
-            _ = publishTo.publishOnce(Box(value))
+            publishTo.publishValueOnce(value)
         }
         if wake {
             Parking.shared.wakeAll()

@@ -79,7 +79,7 @@ final class Overlay: @unchecked Sendable {
             let slot = InstanceSlot<T>(
                 service: entry.serviceType,
                 name: entry.name,
-                holdsWeakly: entry.scope.kind == .weak
+                holdsWeakly: entry.holdsWeakly
             )
             slots[key] = Held(entry: entry, home: home, slot: slot)
             return slot

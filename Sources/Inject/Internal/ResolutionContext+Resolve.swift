@@ -7,28 +7,77 @@
 extension ResolutionContext {
     /// Resolves the service under `key` through `container` as part of this context's resolution.
     ///
-    /// - Returns: The instance, or `nil` when nothing is registered and `optional` is set.
+    /// - Parameter found: What ``DIContainer/lookup(_:)`` found, when the caller looked and no overlay applies.
+    @inline(__always)
     func resolve<T>(
         _ type: T.Type,
         key: Key,
         name: DIContainer.Name?,
         through container: DIContainer,
         argument: ArgumentBox?,
-        optional: Bool
-    ) throws -> T? {
+        found: DIContainer.Found?
+    ) throws -> T {
+        if let found, overlay == nil {
+            // Guaranteed references: the entry and its container outlive this call, so nothing is retained.
+            return try found.entry._withUnsafeGuaranteedRef { entry in
+                try found.owner._withUnsafeGuaranteedRef { owner in
+                    try instance(
+                        of: unsafeDowncast(entry, to: Entry<T>.self),
+                        owner: owner,
+                        through: container,
+                        argument
+                    )
+                }
+            }
+        }
         guard let (entry, owner) = find(key, through: container) else {
-            // A factory parameter of type `W?` infers `T == W?`: fall back to `W`'s registration.
-            if let wrapped = T.self as? any OptionalService.Type,
-                let value = try wrapped.resolveWrapped(in: self, name: name, through: container, argument: argument)
-            {
-                return (value as! T)
-            }
-            if optional {
-                return nil
-            }
-            throw notRegistered(type, name: name, through: container)
+            return try resolveUnregistered(T.self, name: name, through: container, argument: argument)
         }
         return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, argument)
+    }
+
+    /// Nothing is registered under `T` and the name: the wrapped type's registration for an optional, else an error.
+    @inline(never)
+    private func resolveUnregistered<T>(
+        _ type: T.Type,
+        name: DIContainer.Name?,
+        through container: DIContainer,
+        argument: ArgumentBox?
+    ) throws -> T {
+        if let value = try resolveWrappedOptional(T.self, name: name, through: container, argument: argument) {
+            return value
+        }
+        throw notRegistered(type, name: name, through: container)
+    }
+
+    /// Resolves the service under `key`, or returns `nil` when nothing is registered for it.
+    @inline(never)
+    func resolveIfRegistered<T>(
+        _ type: T.Type,
+        key: Key,
+        name: DIContainer.Name?,
+        through container: DIContainer
+    ) throws -> T? {
+        guard let (entry, owner) = find(key, through: container) else {
+            return try resolveWrappedOptional(T.self, name: name, through: container, argument: nil)
+        }
+        return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, nil)
+    }
+
+    /// A factory parameter of type `W?` infers `T == W?`: when `W?` itself is not registered, resolve `W`.
+    ///
+    /// Out of line: a `T?` local in unspecialised code costs a metadata lookup for `Optional<T>` on every call.
+    @inline(never)
+    private func resolveWrappedOptional<T>(
+        _ type: T.Type,
+        name: DIContainer.Name?,
+        through container: DIContainer,
+        argument: ArgumentBox?
+    ) throws -> T? {
+        guard let wrapped = T.self as? any OptionalService.Type else { return nil }
+        guard let value = try wrapped.resolveWrapped(in: self, name: name, through: container, argument: argument)
+        else { return nil }
+        return (value as! T)
     }
 
     /// The entry under `key` for a resolve through `container`, with the container that owns it.
@@ -36,16 +85,11 @@ extension ResolutionContext {
         if let overlay, let found = overlay.find(key, through: container) {
             return found
         }
-        var current = container
-        while true {
-            if let entry = current.table.find(key) {
-                return (entry, current)
-            }
-            guard let parent = current.parent else { return nil }
-            current = parent
-        }
+        guard let found = container.lookup(key) else { return nil }
+        return (found.entry.takeUnretainedValue(), found.owner.takeUnretainedValue())
     }
 
+    @inline(__always)
     private func instance<T>(
         of entry: Entry<T>,
         owner: DIContainer,
@@ -53,16 +97,25 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         try checkArgument(of: entry, argument)
-        // Singletons and other shared instances take their dependencies from the container that owns the
-        // registration; the rest from the container the resolve went through, so that a child's registrations win.
-        let home = entry.scope.resolvesFromOwner ? owner : container
-        if let index = frames.lastIndex(where: { $0.entry === entry && $0.container === home }) {
+        // Shared instances take their dependencies from the container that owns the registration; the rest from
+        // the container the resolve went through, so that a child's registrations win. Two calls rather than one
+        // `let home = cond ? owner : container`, which would retain whichever it picks.
+        if entry.resolvesFromOwner {
+            return try instance(of: entry, in: owner, argument)
+        }
+        return try instance(of: entry, in: container, argument)
+    }
+
+    /// An instance of `entry` whose dependencies resolve through `home`.
+    @inline(__always)
+    private func instance<T>(of entry: Entry<T>, in home: DIContainer, _ argument: ArgumentBox?) throws -> T {
+        if let index = frameIndex(of: entry, in: home) {
             if let inProgress = frames[index].inProgress {
-                return unsafeDowncast(inProgress, to: Box<T>.self).value
+                return unsafeDowncast(inProgress.takeUnretainedValue(), to: Box<T>.self).value
             }
             throw cycle(at: index, closedBy: entry)
         }
-        switch entry.scope.storage {
+        switch entry.storage {
         case .none:
             return try build(entry, in: home, argument)
         case .graph:
@@ -71,14 +124,14 @@ extension ResolutionContext {
                 return unsafeDowncast(box, to: Box<T>.self).value
             }
             let value = try build(entry, in: home, argument)
-            graph[key] = Box(value)
+            graph[key] = entry.box(value)
             return value
         case .registration:
             if let cache = overlay?.cache(for: home) {
                 return try fill(cache.slot(for: entry, home: home), entry, in: home, argument)
             }
-            if let value = entry.published {
-                return value
+            if let storage = entry.publishedStorage {
+                return storage.assumingMemoryBound(to: T.self).pointee
             }
             return try fill(entry.slot, entry, in: home, argument)
         case .resolvingContainer:
@@ -87,6 +140,19 @@ extension ResolutionContext {
             }
             return try fill(home.scopedSlot(for: entry), entry, in: home, argument)
         }
+    }
+
+    /// Where `entry`, built in `home`, is on the stack, innermost first.
+    @inline(__always)
+    private func frameIndex(of entry: EntryBase, in home: DIContainer) -> Int? {
+        var index = frames.count - 1
+        while index >= 0 {
+            if frames[index].entry === entry && frames[index].container === home {
+                return index
+            }
+            index -= 1
+        }
+        return nil
     }
 
     private func fill<T>(
@@ -107,26 +173,34 @@ extension ResolutionContext {
     }
 
     /// Builds a new instance of `entry`: factory, then `resolveProperties`, with a frame on the stack throughout.
+    @inline(__always)
     func build<T>(_ entry: Entry<T>, in home: DIContainer, _ argument: ArgumentBox?) throws -> T {
         guard frames.count < Self.maximumDepth else {
             throw tooDeep(entry)
         }
-        frames.append(Frame(entry: entry, container: home))
-        defer { frames.removeLast() }
-        let resolver = DIResolver(container: home, overlay: overlay)
+        push(entry, home)
+        defer { pop() }
         let value: T
         do {
-            value = try make(entry, resolver, argument)
+            if entry.argumentRule != .none {
+                pendingArgument = argument
+            }
+            if let overlay {
+                value = try entry.make(DIResolver(container: home, overlay: overlay))
+            } else {
+                // Built from borrowed parts only, so the optimizer can pass it without retaining `home`.
+                value = try entry.make(DIResolver(container: home, overlay: nil))
+            }
         } catch {
             throw wrap(error, from: entry, stage: .factory)
         }
-        if entry.scope.kind == .weak, !(Swift.type(of: value as Any) is AnyObject.Type) {
+        if entry.holdsWeakly, !(Swift.type(of: value as Any) is AnyObject.Type) {
             throw notAClass(entry, value: value)
         }
         if let properties = entry.properties {
-            frames[frames.count - 1].inProgress = Box(value)
+            setInProgress(entry.box(value))
             do {
-                try properties(resolver, value)
+                try properties(DIResolver(container: home, overlay: overlay), value)
             } catch {
                 throw wrap(error, from: entry, stage: .properties)
             }
@@ -135,31 +209,18 @@ extension ResolutionContext {
     }
 
     @inline(__always)
-    private func make<T>(_ entry: Entry<T>, _ resolver: DIResolver, _ argument: ArgumentBox?) throws -> T {
-        switch entry.make {
-        case .plain(let make):
-            return try make(resolver)
-        case .argument(let make):
-            return try make(resolver, argument!)
-        case .forward(let make):
-            return try make(resolver, argument)
-        case .mainActor(let make):
-            return try MainActorFactory.run(make, resolver)
-        }
-    }
-
-    private func checkArgument<T>(of entry: Entry<T>, _ argument: ArgumentBox?) throws {
-        switch entry.factoryKind {
-        case .argument(let expected):
-            if argument == nil {
-                throw argumentMissing(entry, expected: expected)
-            }
-        case .forward:
-            break
-        case .plain, .mainActor:
+    private func checkArgument(of entry: EntryBase, _ argument: ArgumentBox?) throws {
+        switch entry.argumentRule {
+        case .none:
             if let argument {
                 throw argumentUnexpected(entry, given: argument.type)
             }
+        case .required:
+            if argument == nil {
+                throw argumentMissing(entry, expected: entry.expectedArgument.unsafelyUnwrapped)
+            }
+        case .passThrough:
+            break
         }
     }
 }
@@ -190,7 +251,7 @@ extension Optional: OptionalService {
             name: name,
             through: container,
             argument: argument,
-            optional: false
+            found: nil
         )
         return wrapped as Wrapped?
     }

@@ -1,3 +1,5 @@
+import CInjectShims
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -14,14 +16,14 @@ import Musl
 /// graph or sees a false cycle. It is reused by every top-level resolve on its thread and only ever touched by
 /// that thread; its identity is the thread's identity for ``InstanceSlot`` and ``Parking``.
 final class ResolutionContext {
-    /// A registration being built.
+    /// A registration being built. A trivial type, so that pushing and popping one is a few stores.
     struct Frame {
         // Unowned: the entry and container are alive for as long as the resolve that pushed the frame.
         unowned(unsafe) let entry: EntryBase
         unowned(unsafe) let container: DIContainer
-        /// The instance, boxed, once the factory has returned and while `resolveProperties` runs: a request for
-        /// the same registration then gets it back, which is how a cycle is closed.
-        var inProgress: AnyObject?
+        /// The instance, boxed and retained, once the factory has returned and while `resolveProperties` runs: a
+        /// request for the same registration then gets it back, which is how a cycle is closed. Released by `pop`.
+        var inProgress: Unmanaged<AnyObject>?
     }
 
     struct GraphKey: Hashable {
@@ -33,47 +35,155 @@ final class ResolutionContext {
     /// cycles are caught long before, by the stack check.
     static let maximumDepth = 256
 
-    var frames: [Frame] = []
-    var graph: [GraphKey: AnyObject] = [:]
-    var overlay: Overlay?
+    // The mutable state lives behind pointers and is reached through addressors: a class's stored `var`s would
+    // pay a dynamic exclusivity check (and a thread-local read) on every access, on the hottest slow path.
+    private let frameBuffer: UnsafeMutablePointer<Frame>
+    private let depthStorage: UnsafeMutablePointer<Int>
+    private let graphStorage: UnsafeMutablePointer<[GraphKey: AnyObject]>
+    private let overlayStorage: UnsafeMutablePointer<Overlay?>
+    private let argumentStorage: UnsafeMutablePointer<ArgumentBox?>
+
+    /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
+    var frames: UnsafeBufferPointer<Frame> {
+        UnsafeBufferPointer(start: frameBuffer, count: depthStorage.pointee)
+    }
+
+    /// The runtime argument for the factory about to run: set just before an argument registration's or a
+    /// forward's factory is called, and taken by it at once (``takeArgument()``), on the same thread.
+    var pendingArgument: ArgumentBox? {
+        unsafeAddress { UnsafePointer(argumentStorage) }
+        unsafeMutableAddress { argumentStorage }
+    }
+
+    /// Takes the argument set for the factory that is running on this thread.
+    static func takeArgument() -> ArgumentBox? {
+        withCurrent { context in
+            defer { context.pendingArgument = nil }
+            return context.pendingArgument
+        }
+    }
+
+    /// Pushes a frame: a store and an increment into a buffer of ``maximumDepth`` frames, made once per thread.
+    @inline(__always)
+    func push(_ entry: EntryBase, _ container: DIContainer) {
+        (frameBuffer + depthStorage.pointee).initialize(to: Frame(entry: entry, container: container))
+        depthStorage.pointee += 1
+    }
+
+    @inline(__always)
+    func pop() {
+        depthStorage.pointee -= 1
+        frameBuffer[depthStorage.pointee].inProgress?.release()
+    }
+
+    /// Records the innermost frame's instance, once its factory has returned.
+    func setInProgress(_ box: AnyObject) {
+        frameBuffer[depthStorage.pointee - 1].inProgress = Unmanaged.passRetained(box)
+    }
+
+    /// The graph-scope instances of the current top-level resolve.
+    var graph: [GraphKey: AnyObject] {
+        unsafeAddress { UnsafePointer(graphStorage) }
+        unsafeMutableAddress { graphStorage }
+    }
+
+    /// The overlay the current top-level resolve runs under.
+    var overlay: Overlay? {
+        unsafeAddress { UnsafePointer(overlayStorage) }
+        unsafeMutableAddress { overlayStorage }
+    }
 
     private init() {
-        frames.reserveCapacity(16)
+        frameBuffer = .allocate(capacity: Self.maximumDepth)
+        depthStorage = .allocate(capacity: 1)
+        depthStorage.initialize(to: 0)
+        graphStorage = .allocate(capacity: 1)
+        graphStorage.initialize(to: [:])
+        overlayStorage = .allocate(capacity: 1)
+        overlayStorage.initialize(to: nil)
+        argumentStorage = .allocate(capacity: 1)
+        argumentStorage.initialize(to: nil)
+    }
+
+    deinit {
+        for index in 0..<depthStorage.pointee {
+            frameBuffer[index].inProgress?.release()
+        }
+        frameBuffer.deallocate()
+        depthStorage.deallocate()
+        graphStorage.deinitialize(count: 1)
+        graphStorage.deallocate()
+        overlayStorage.deinitialize(count: 1)
+        overlayStorage.deallocate()
+        argumentStorage.deinitialize(count: 1)
+        argumentStorage.deallocate()
     }
 
     /// Whether a resolve is under way on this thread.
-    var isResolving: Bool { !frames.isEmpty }
+    var isResolving: Bool { depthStorage.pointee > 0 }
+
+    /// Starts a top-level resolve: under the task's overlay, or the one of the resolver that started it.
+    func beginTopLevel(_ caller: DIContainer.Caller) {
+        switch caller {
+        case .outside:
+            overlay = Overlay.active()
+        case .resolver(let resolverOverlay):
+            overlay = resolverOverlay
+        }
+    }
 
     /// Ends a top-level resolve: graph-scope instances are released and the overlay forgotten.
     func endTopLevel() {
-        if !graph.isEmpty {
-            graph.removeAll(keepingCapacity: graph.count <= 64)
-        }
         overlay = nil
+        if !graph.isEmpty {
+            // Cleared before the instances go: a deinit may resolve, and must find a context at rest.
+            let dropped = graph
+            graph.removeAll(keepingCapacity: true)
+            _ = dropped
+        }
     }
 
     /// The calling thread's context, made on first use.
     static var current: ResolutionContext {
-        let key = ThreadContextKey.key
-        if let raw = pthread_getspecific(key) {
-            return Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue()
+        Unmanaged<ResolutionContext>.fromOpaque(currentPointer).takeUnretainedValue()
+    }
+
+    /// Runs `body` with the calling thread's context, without retaining it (the thread's key holds it).
+    @inline(__always)
+    static func withCurrent<Result>(_ body: (ResolutionContext) throws -> Result) rethrows -> Result {
+        try Unmanaged<ResolutionContext>.fromOpaque(currentPointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    @inline(__always)
+    private static var currentPointer: UnsafeMutableRawPointer {
+        if let raw = c_inject_get_thread_context() {
+            return raw
         }
-        let context = ResolutionContext()
-        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
-        return context
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> UnsafeMutableRawPointer {
+        let raw = Unmanaged.passRetained(ResolutionContext()).toOpaque()
+        // The thread-local is what resolves read; the pthread key only releases the context when the thread ends.
+        c_inject_set_thread_context(raw)
+        pthread_setspecific(ThreadContextKey.key, raw)
+        return raw
     }
 }
 
 private enum ThreadContextKey {
-    /// The pthread key under which each thread keeps its context; the destructor releases it when the thread ends.
+    /// The pthread key whose destructor releases a thread's context when the thread ends.
     static let key: pthread_key_t = {
         var key = pthread_key_t()
         #if canImport(Darwin)
         let status = pthread_key_create(&key) { raw in
+            c_inject_set_thread_context(nil)
             Unmanaged<ResolutionContext>.fromOpaque(raw).release()
         }
         #else
         let status = pthread_key_create(&key) { raw in
+            c_inject_set_thread_context(nil)
             if let raw {
                 Unmanaged<ResolutionContext>.fromOpaque(raw).release()
             }
