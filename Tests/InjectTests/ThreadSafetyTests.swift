@@ -1,0 +1,379 @@
+import Dispatch
+import Foundation
+import Inject
+import Testing
+
+/// The reason Inject exists: no container-wide lock around factories, singletons built once under contention,
+/// resolutions that belong to their thread. Every test here fails by time-out rather than hanging.
+struct ThreadSafetyTests {
+    final class Service: Sendable {
+        let id: Int
+
+        init(id: Int = 0) {
+            self.id = id
+        }
+    }
+
+    final class Slow: Sendable {}
+    final class Other: Sendable {}
+
+    @Test func twoSingletonFactoriesRunAtTheSameTime() {
+        let container = DIContainer()
+        let firstStarted = DispatchSemaphore(value: 0)
+        let secondStarted = DispatchSemaphore(value: 0)
+        let sawEachOther = Counter()
+        // Each factory waits for the other to have started: that only ends if they run at the same time.
+        container.register(Slow.self) {
+            firstStarted.signal()
+            if secondStarted.wait(timeout: .now() + 5) == .success {
+                sawEachOther.increment()
+            }
+            return Slow()
+        }.scope(.singleton)
+        container.register(Other.self) {
+            secondStarted.signal()
+            if firstStarted.wait(timeout: .now() + 5) == .success {
+                sawEachOther.increment()
+            }
+            return Other()
+        }.scope(.singleton)
+
+        finishes(within: 15, "two singleton builds") {
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { _ = container.resolve(Slow.self) }
+            DispatchQueue.global().async(group: group) { _ = container.resolve(Other.self) }
+            group.wait()
+        }
+        #expect(sawEachOther.value == 2, "the two factories did not run at the same time")
+    }
+
+    @Test(arguments: [Scope.singleton, .graph, .transient, .cached])
+    func factoryWaitingOnAThreadThatResolvesAnotherServiceCompletes(scope: Scope) {
+        let container = DIContainer()
+        container.register { Other() }.scope(.singleton)
+        container.register(Service.self) { r in
+            // Hand work to another thread and block until it is done: the deadlock of a global resolve lock.
+            let resolved = Cell<Other>()
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                resolved.value = container.resolve(Other.self)
+                done.signal()
+            }.start()
+            guard done.wait(timeout: .now() + 5) == .success, resolved.value != nil else {
+                throw TimedOut()
+            }
+            return Service()
+        }.scope(scope)
+
+        let failure = Cell<String>()
+        finishes(within: 15, "a factory that waits on another thread's resolve") {
+            do {
+                _ = try container.resolveThrowing(Service.self)
+            } catch {
+                failure.value = String(describing: error)
+            }
+        }
+        #expect(failure.value == nil)
+    }
+
+    @Test func factoryWaitingOnAThreadThatUsesItsResolverCompletes() {
+        let container = DIContainer()
+        container.register { Other() }.scope(.singleton)
+        container.register(Service.self) { r in
+            let resolved = Cell<Other>()
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                resolved.value = try? r.resolve(Other.self)
+                done.signal()
+            }.start()
+            guard done.wait(timeout: .now() + 5) == .success, resolved.value != nil else {
+                throw TimedOut()
+            }
+            return Service()
+        }
+
+        let failure = Cell<String>()
+        finishes(within: 15, "a factory whose resolver is used on another thread") {
+            do {
+                _ = try container.resolveThrowing(Service.self)
+            } catch {
+                failure.value = String(describing: error)
+            }
+        }
+        #expect(failure.value == nil)
+    }
+
+    @Test func thousandConcurrentFirstResolvesBuildTheSingletonOnce() {
+        let container = DIContainer()
+        let builds = Counter()
+        container.register { () -> Service in
+            builds.increment()
+            Thread.sleep(forTimeInterval: 0.02)  // keep the build open while the other resolves arrive
+            return Service()
+        }.scope(.singleton)
+        let seen = Collector<ObjectIdentifier>()
+
+        finishes(within: 30, "1,000 concurrent first resolves") {
+            DispatchQueue.concurrentPerform(iterations: 1000) { _ in
+                seen.append(ObjectIdentifier(container.resolve(Service.self)))
+            }
+        }
+        #expect(builds.value == 1)
+        #expect(seen.values.count == 1000)
+        #expect(Set(seen.values).count == 1)
+    }
+
+    @Test(arguments: [Scope.singleton, .cached, .custom("session"), .scoped, .weak])
+    func manyThreadsReleasedAtOnceBuildASharedInstanceOnce(scope: Scope) {
+        let container = DIContainer()
+        let builds = Counter()
+        container.register { () -> Service in
+            builds.increment()
+            Thread.sleep(forTimeInterval: 0.01)  // keep the build open while the other threads arrive
+            return Service()
+        }.scope(scope)
+        let threads = 64
+        let ready = DispatchGroup()
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let instances = Collector<Service>()
+        for _ in 0..<threads {
+            ready.enter()
+            done.enter()
+            Thread {
+                ready.leave()
+                start.wait()
+                instances.append(container.resolve(Service.self))
+                done.leave()
+            }.start()
+        }
+        #expect(ready.wait(timeout: .now() + 10) == .success)
+        for _ in 0..<threads {
+            start.signal()
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success, "threads did not finish: a hang")
+        let all = instances.values
+        #expect(all.count == threads)
+        #expect(Set(all.map(ObjectIdentifier.init)).count == 1)
+        #expect(builds.value == 1)
+    }
+
+    @Test func registeringWhileOtherThreadsResolveIsSafe() {
+        let container = DIContainer()
+        container.register { Service(id: -1) }.scope(.singleton)
+        container.register(Int.self, name: "base") { 7 }
+        let failures = Counter()
+
+        finishes(within: 60, "registering and resolving at once") {
+            DispatchQueue.concurrentPerform(iterations: 8) { worker in
+                if worker.isMultiple(of: 2) {
+                    // Writers: enough new keys to make the table grow several times under the readers.
+                    for index in 0..<300 {
+                        let name = DIContainer.Name("w\(worker)-\(index)")
+                        container.register(Int.self, name: name) { index }
+                        if container.resolve(Int.self, name: name) != index {
+                            failures.increment()
+                        }
+                        // Re-registering replaces the entry while readers may hold the old one.
+                        container.register(Service.self, name: name) { Service(id: index) }.scope(.singleton)
+                    }
+                } else {
+                    for _ in 0..<3_000 {
+                        if container.resolve(Service.self).id != -1 || container.resolve(Int.self, name: "base") != 7 {
+                            failures.increment()
+                        }
+                    }
+                }
+            }
+        }
+        #expect(failures.value == 0)
+        #expect(container.resolve(Service.self, name: "w0-299").id == 299)
+    }
+
+    final class Shared: Sendable {}
+
+    final class Left: Sendable {
+        let shared: Shared
+
+        init(shared: Shared) {
+            self.shared = shared
+        }
+    }
+
+    final class Right: Sendable {
+        let shared: Shared
+
+        init(shared: Shared) {
+            self.shared = shared
+        }
+    }
+
+    final class Root: Sendable {
+        let left: Left
+        let right: Right
+
+        init(left: Left, right: Right) {
+            self.left = left
+            self.right = right
+        }
+    }
+
+    @Test func concurrentResolutionsNeverShareAGraphOrSeeAFalseCycle() {
+        let container = DIContainer()
+        container.register { Shared() }  // .graph, the default
+        container.register { r in
+            Thread.sleep(forTimeInterval: 0.0005)  // widen the window in which two resolutions overlap
+            return Left(shared: try r.resolve())
+        }
+        container.register { r in Right(shared: try r.resolve()) }
+        container.register { r in Root(left: try r.resolve(), right: try r.resolve()) }.scope(.transient)
+        let roots = Collector<Root>()
+        let errors = Collector<String>()
+
+        finishes(within: 60, "concurrent graph resolutions") {
+            DispatchQueue.concurrentPerform(iterations: 400) { _ in
+                do {
+                    roots.append(try container.resolveThrowing(Root.self))
+                } catch {
+                    errors.append(String(describing: error))
+                }
+            }
+        }
+        #expect(errors.values == [], "no resolution may report a cycle or fail")
+        let all = roots.values
+        #expect(all.count == 400)
+        #expect(all.allSatisfy { $0.left.shared === $0.right.shared }, "one resolution shares one graph instance")
+        #expect(Set(all.map { ObjectIdentifier($0.left.shared) }).count == 400, "resolutions never share a graph")
+    }
+
+    final class Hop: Sendable {
+        let shared: Shared
+        let sharedOnAnotherThread: Shared
+
+        init(shared: Shared, sharedOnAnotherThread: Shared) {
+            self.shared = shared
+            self.sharedOnAnotherThread = sharedOnAnotherThread
+        }
+    }
+
+    @Test func aResolutionOnAnotherThreadStartsItsOwnGraph() throws {
+        let container = DIContainer()
+        container.register { Shared() }
+        container.register { r in
+            let shared: Shared = try r.resolve()
+            let other = Cell<Shared>()
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                other.value = container.resolve(Shared.self)
+                done.signal()
+            }.start()
+            guard done.wait(timeout: .now() + 5) == .success, let sharedOnAnotherThread = other.value else {
+                throw TimedOut()
+            }
+            return Hop(shared: shared, sharedOnAnotherThread: sharedOnAnotherThread)
+        }
+        let hop = try container.resolveThrowing(Hop.self)
+        #expect(hop.shared !== hop.sharedOnAnotherThread)
+    }
+
+    final class Chicken: Sendable {
+        init(egg: Egg) {}
+    }
+
+    final class Egg: Sendable {
+        init(chicken: Chicken) {}
+    }
+
+    @Test func singletonsThatNeedEachOtherOnTwoThreadsReportACycleInsteadOfDeadlocking() {
+        let container = DIContainer()
+        // Both first builds start together, so each thread holds one singleton's build while asking for the other.
+        let bothStarted = DispatchGroup()
+        bothStarted.enter()
+        bothStarted.enter()
+        let firstRound = Counter()
+        container.register { r in
+            if firstRound.increment() <= 2 {
+                bothStarted.leave()
+                _ = bothStarted.wait(timeout: .now() + 5)
+            }
+            return Chicken(egg: try r.resolve())
+        }.scope(.singleton)
+        container.register { r in
+            if firstRound.increment() <= 2 {
+                bothStarted.leave()
+                _ = bothStarted.wait(timeout: .now() + 5)
+            }
+            return Egg(chicken: try r.resolve())
+        }.scope(.singleton)
+        let errors = Collector<ResolutionError>()
+
+        finishes(within: 20, "two singletons that need each other, built on two threads") {
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                do {
+                    _ = try container.resolveThrowing(Chicken.self)
+                } catch let error as ResolutionError {
+                    errors.append(error)
+                } catch {}
+            }
+            DispatchQueue.global().async(group: group) {
+                do {
+                    _ = try container.resolveThrowing(Egg.self)
+                } catch let error as ResolutionError {
+                    errors.append(error)
+                } catch {}
+            }
+            group.wait()
+        }
+        let all = errors.values
+        #expect(all.count == 2, "both resolves fail")
+        #expect(all.allSatisfy { $0.kind == .cycle })
+        #expect(all.allSatisfy { $0.description.contains("Chicken") && $0.description.contains("Egg") })
+    }
+
+    @Test func resettingWhileOtherThreadsResolveHandsOutWholeInstances() {
+        let container = DIContainer()
+        container.register { Service(id: 42) }.scope(.cached)
+        container.register { Other() }.scope(.scoped)
+        let child = container.makeChild()
+        let wrong = Counter()
+
+        finishes(within: 60, "reset racing resolves") {
+            DispatchQueue.concurrentPerform(iterations: 8) { worker in
+                for _ in 0..<2_000 {
+                    switch worker {
+                    case 0:
+                        container.reset(.cached)
+                    case 1:
+                        child.reset(.scoped)
+                    default:
+                        if child.resolve(Service.self).id != 42 {
+                            wrong.increment()
+                        }
+                        _ = child.resolve(Other.self)
+                    }
+                }
+            }
+        }
+        #expect(wrong.value == 0)
+    }
+
+    @Test func lazySingletonBuildsOnceAcrossThreads() {
+        let builds = Counter()
+        let lazy = LazySingleton { () -> Service in
+            builds.increment()
+            Thread.sleep(forTimeInterval: 0.01)
+            return Service()
+        }
+        let seen = Collector<ObjectIdentifier>()
+        finishes(within: 30, "concurrent LazySingleton reads") {
+            DispatchQueue.concurrentPerform(iterations: 500) { _ in
+                seen.append(ObjectIdentifier(lazy.value))
+            }
+        }
+        #expect(builds.value == 1)
+        #expect(Set(seen.values).count == 1)
+    }
+}
+
+struct TimedOut: Error {}
