@@ -1,0 +1,167 @@
+import Inject
+import Testing
+
+private struct NoteID: Hashable, Sendable {
+    let raw: Int
+}
+
+private struct UserID: Hashable, Sendable {
+    let raw: String
+}
+
+/// A service built from a runtime argument.
+private final class NoteEditor: Sendable {
+    let noteID: NoteID
+    let widget: Widget
+
+    init(noteID: NoteID, widget: Widget) {
+        self.noteID = noteID
+        self.widget = widget
+    }
+}
+
+/// A service built from several runtime arguments, passed as a tuple.
+private final class Conversation: Sendable {
+    let noteID: NoteID
+    let user: UserID
+    let title: String
+
+    init(noteID: NoteID, user: UserID, title: String) {
+        self.noteID = noteID
+        self.user = user
+        self.title = title
+    }
+}
+
+/// A service whose factory resolves an argument registration.
+private final class NoteScreen: Sendable {
+    let editor: NoteEditor
+
+    init(editor: NoteEditor) {
+        self.editor = editor
+    }
+}
+
+private func makeContainer() -> DIContainer {
+    let container = DIContainer()
+    container.register(Widget.self) { Widget(serial: 31) }
+    container.register(NoteEditor.self) { (r: DIResolver, noteID: NoteID) in
+        NoteEditor(noteID: noteID, widget: try r.resolve())
+    }
+    return container
+}
+
+struct ArgumentTests {
+    @Test func oneRuntimeArgumentReachesTheFactory() throws {
+        let container = makeContainer()
+
+        let editor = container.resolve(NoteEditor.self, argument: NoteID(raw: 7))
+        let throwing = try container.resolveThrowing(NoteEditor.self, argument: NoteID(raw: 8))
+
+        #expect(editor.noteID == NoteID(raw: 7))
+        #expect(editor.widget.serial == 31)
+        #expect(throwing.noteID == NoteID(raw: 8))
+    }
+
+    @Test func aTupleCarriesSeveralArguments() {
+        let container = DIContainer()
+        container.register(Conversation.self) { (_: DIResolver, arguments: (NoteID, UserID, String)) in
+            Conversation(noteID: arguments.0, user: arguments.1, title: arguments.2)
+        }
+
+        let conversation = container.resolve(
+            Conversation.self,
+            argument: (NoteID(raw: 1), UserID(raw: "ada"), "Hello")
+        )
+
+        #expect(conversation.noteID == NoteID(raw: 1))
+        #expect(conversation.user == UserID(raw: "ada"))
+        #expect(conversation.title == "Hello")
+    }
+
+    @Test func namedArgumentRegistrationsAreToldApart() {
+        let container = DIContainer()
+        container.register(UserID.self, name: .live) { (_: DIResolver, raw: String) in UserID(raw: "live " + raw) }
+        container.register(UserID.self, name: .mock) { (_: DIResolver, raw: String) in UserID(raw: "mock " + raw) }
+
+        #expect(container.resolve(UserID.self, name: .live, argument: "x") == UserID(raw: "live x"))
+        #expect(container.resolve(UserID.self, name: .mock, argument: "y") == UserID(raw: "mock y"))
+    }
+
+    @Test func anArgumentOfTheWrongTypeNamesTheExpectedAndGivenTypes() throws {
+        let container = makeContainer()
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(NoteEditor.self, argument: UserID(raw: "wrong"))
+        }
+
+        #expect(error.kind == .argumentMismatch)
+        #expect(error.description.contains("NoteEditor"))
+        #expect(error.description.contains("NoteID"))
+        #expect(error.description.contains("UserID"))
+    }
+
+    @Test func anArgumentOfTheWrongTypeInsideAFactoryIsReportedToo() throws {
+        let container = makeContainer()
+        container.register(NoteScreen.self) { r in
+            NoteScreen(editor: try r.resolve(argument: "not a note id"))
+        }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(NoteScreen.self)
+        }
+
+        #expect(error.kind == .argumentMismatch)
+        #expect(error.description.contains("NoteID"))
+        #expect(error.description.contains("String"))
+    }
+
+    @Test func resolvingAnArgumentRegistrationWithoutAnArgumentIsAnError() throws {
+        let container = makeContainer()
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(NoteEditor.self)
+        }
+
+        #expect(error.kind == .argumentMismatch)
+        #expect(error.description.contains("NoteEditor"))
+        #expect(error.description.contains("NoteID"))
+    }
+
+    @Test func resolvingARegistrationWithoutArgumentsWithAnArgumentIsAnError() throws {
+        let container = makeContainer()
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(Widget.self, argument: UserID(raw: "unexpected"))
+        }
+
+        #expect(error.kind == .argumentMismatch)
+        #expect(error.description.contains("Widget"))
+        #expect(error.description.contains("UserID"))
+    }
+
+    @Test func aFactoryPassesAnArgumentThroughTheResolver() {
+        let container = makeContainer()
+        container.register(NoteScreen.self) { r in
+            NoteScreen(editor: try r.resolve(NoteEditor.self, argument: NoteID(raw: 99)))
+        }
+
+        #expect(container.resolve(NoteScreen.self).editor.noteID == NoteID(raw: 99))
+    }
+
+    @Test func argumentRegistrationsAreTransient() {
+        let container = makeContainer()
+
+        let first = container.resolve(NoteEditor.self, argument: NoteID(raw: 1))
+        let second = container.resolve(NoteEditor.self, argument: NoteID(raw: 1))
+
+        #expect(first !== second)
+    }
+
+    @Test func anArgumentRegistrationMayBeSetToTransientExplicitly() {
+        let container = DIContainer()
+        container.register(UserID.self) { (_: DIResolver, raw: String) in UserID(raw: raw) }.scope(.transient)
+
+        #expect(container.resolve(UserID.self, argument: "ok") == UserID(raw: "ok"))
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Inject
+import Testing
+
+// Each test here runs its body in a process of its own (an exit test) and expects that process to trap. Exit test
+// bodies capture nothing, so they build their containers themselves, from the file-scope helpers below. A body
+// may register into `DIContainer.shared` (the default of the property wrappers): its process has a `shared` of its
+// own, which no other test sees.
+
+private final class Ledger: Sendable {}
+
+private final class Checkout: Sendable {
+    let ledger: Ledger
+
+    init(ledger: Ledger) {
+        self.ledger = ledger
+    }
+}
+
+/// Registers a `Checkout` that needs a `Ledger`, which is not registered: the same registration, at the same line,
+/// for the test's own process and for its exit test.
+private func registerCheckoutMissingLedger(in container: DIContainer) {
+    container.register(Checkout.self) { r in Checkout(ledger: try r.resolve()) }
+}
+
+private func makeContainerMissingLedger() -> DIContainer {
+    let container = DIContainer()
+    registerCheckoutMissingLedger(in: container)
+    return container
+}
+
+/// Resolves `Checkout` from `DIContainer.shared` when it is initialised.
+private final class NeedsCheckout {
+    @Injected var checkout: Checkout
+}
+
+/// Built in a factory, resolves `InjectedCycleY` from `DIContainer.shared` with `@Injected` as it is initialised.
+private final class InjectedCycleX {
+    @Injected var y: InjectedCycleY
+}
+
+private final class HoldsPoint {
+    @WeakInjected var point: Point?
+}
+
+private final class InjectedCycleY {
+    let x: InjectedCycleX
+
+    init(x: InjectedCycleX) {
+        self.x = x
+    }
+}
+
+/// A holder for a `LazySingleton` that reads itself from its own `make`.
+private let selfReading = Cell<LazySingleton<Int>>()
+
+/// Ends the exit test's process with success, which fails the test, when the body has not trapped after `seconds`:
+/// a body that deadlocks must fail, not hang the run.
+private func failIfStillRunning(after seconds: Double = 20) {
+    let watchdog = Thread {
+        Thread.sleep(forTimeInterval: seconds)
+        FileHandle.standardError.write(Data("still running after \(seconds) s: a hang, not a trap\n".utf8))
+        exit(0)
+    }
+    watchdog.start()
+}
+
+struct TrapTests {
+    @Test func resolveTrapsWithTheTextResolveThrowingThrows() async throws {
+        let error = try #require(throws: ResolutionError.self) {
+            try makeContainerMissingLedger().resolveThrowing(Checkout.self)
+        }
+        let firstLine = try #require(error.description.split(separator: "\n").first.map(String.init))
+
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = makeContainerMissingLedger().resolve(Checkout.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains(firstLine))
+        #expect(stderr.contains(error.description))
+    }
+
+    @Test func injectedTrapsWithTheTextResolveThrowingThrows() async throws {
+        let error = try #require(throws: ResolutionError.self) {
+            try makeContainerMissingLedger().resolveThrowing(Checkout.self)
+        }
+
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            registerCheckoutMissingLedger(in: .shared)
+            _ = NeedsCheckout()
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains(error.description))
+    }
+
+    @Test func optionalTrapsWhenARegisteredServiceCannotBeBuilt() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(Widget.self) { () throws -> Widget in
+                throw FixtureError(text: "the widget factory failed")
+            }
+            _ = container.optional(Widget.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("the widget factory failed"))
+    }
+
+    @Test func registeringOnASealedContainerTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(Widget.self) { Widget() }
+            container.seal()
+            container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("sealed"))
+        #expect(stderr.contains("Gadget"))
+    }
+
+    @Test func anArgumentRegistrationCannotBeASingleton() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+                .scope(.singleton)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Widget"))
+        #expect(stderr.contains("argument"))
+    }
+
+    @Test func lazySingletonValueTrapsWhenMakeThrows() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let lazy = LazySingleton<Int> { throw FixtureError(text: "the configuration is unreadable") }
+            _ = lazy.value
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("the configuration is unreadable"))
+    }
+
+    @Test func lazySingletonRecursionIntoItselfTrapsInsteadOfHanging() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning()
+            let lazy = LazySingleton<Int> { (selfReading.value?.value ?? 0) + 1 }
+            selfReading.value = lazy
+            _ = lazy.value
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("recursion"))
+        #expect(!stderr.contains("a hang, not a trap"))
+    }
+
+    @Test func aCycleThroughInjectedInsideAFactoryTrapsNamingEveryStep() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning()
+            let container = DIContainer.shared
+            container.register(InjectedCycleX.self) { InjectedCycleX() }
+            container.register(InjectedCycleY.self) { r in InjectedCycleY(x: try r.resolve()) }
+            _ = container.resolve(InjectedCycleX.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("InjectedCycleX -> InjectedCycleY -> InjectedCycleX"))
+        #expect(!stderr.contains("a hang, not a trap"))
+    }
+
+    @Test func weakInjectedOfAValueTypeTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            DIContainer.shared.register(Point.self) { Point(x: 1, y: 1) }.scope(.singleton)
+            _ = HoldsPoint().point
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Point"))
+    }
+}
