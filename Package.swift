@@ -1,5 +1,12 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
+
+// CI (.ci/run) sets INJECT_WARNINGS_AS_ERRORS=1 so that any warning fails the build. It is opt-in rather than
+// always on because SwiftPM suppresses warnings in dependencies, and `-warnings-as-errors` next to
+// `-suppress-warnings` breaks the build of every package that depends on Inject.
+let warningsAsErrors = Context.environment["INJECT_WARNINGS_AS_ERRORS"] != nil
+let swiftSettings: [SwiftSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
+let cSettings: [CSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
 
 let package = Package(
     name: "Inject",
@@ -12,11 +19,13 @@ let package = Package(
     targets: [
         // Atomics and the main-thread test in C: the Swift standard library offers neither before
         // iOS 18 / macOS 15. Internal to Inject; not a product.
-        .target(name: "CInjectShims"),
-        .target(name: "Inject", dependencies: ["CInjectShims"]),
-        .target(name: "InjectTesting", dependencies: ["Inject"]),
-        .executableTarget(name: "InjectDemo", dependencies: ["Inject"]),
-        .testTarget(name: "InjectTests", dependencies: ["Inject"]),
+        .target(name: "CInjectShims", cSettings: cSettings),
+        .target(name: "Inject", dependencies: ["CInjectShims"], swiftSettings: swiftSettings),
+        .target(name: "InjectTesting", dependencies: ["Inject"], swiftSettings: swiftSettings),
+        .executableTarget(name: "InjectDemo", dependencies: ["Inject"], swiftSettings: swiftSettings),
+        .testTarget(name: "InjectTests", dependencies: ["Inject"], swiftSettings: swiftSettings),
+        // A client module, as an app would write it: Swift 6 mode, @MainActor view models, Sendable services.
+        .testTarget(name: "InjectClientTests", dependencies: ["Inject"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

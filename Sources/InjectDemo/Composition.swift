@@ -1,0 +1,30 @@
+import Inject
+
+/// The app's services, installed into the root container.
+struct AppModule: DIModule {
+    func register(in container: DIContainer) {
+        container.register(HTTPClient.self) { InMemoryHTTPClient(baseURL: "https://notes.example") }
+            .scope(.singleton)
+        container.register { ConsoleAnalytics() }
+            .scope(.singleton)
+            .implements(Analytics.self)
+        container.register { r in try NotesRepository(http: r.resolve(), session: r.resolve()) }
+            .scope(.scoped)
+        container.register { r in try NotesViewModel(repository: r.resolve()) }
+    }
+}
+
+/// A child scope per logged-in user, holding that user's session.
+func makeSession(for user: String, in app: DIContainer) -> DIContainer {
+    let session = app.makeChild()
+    session.register { UserSession(user: user) }.scope(.scoped)
+    return session
+}
+
+/// Wiring with a mistake in it, to show the error Inject gives.
+func makeBrokenContainer() -> DIContainer {
+    let container = DIContainer()
+    container.register { r in try AuthService(refresher: r.resolve()) }
+    container.register { r in try TokenRefresher(auth: r.resolve()) }
+    return container
+}
