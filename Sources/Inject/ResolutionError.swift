@@ -47,6 +47,10 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
     public let underlying: (any Error)?
     /// The whole message: what failed, the path, where it was registered, and what to do.
     public let description: String
+    /// The first line of the message, without the "Inject: " prefix, for validation reports.
+    let headline: String
+    /// The lines after the headline (path, details, fix), without indentation, for validation reports.
+    let detailLines: [String]
 
     init(
         kind: Kind,
@@ -63,9 +67,8 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         self.path = path
         self.registration = registration
         self.underlying = underlying
-        var lines = ["Inject: \(headline)", "  path: \(path.joined(separator: " -> "))"]
-        lines += details.map { "  \($0)" }
-        lines.append("  fix: \(fix)")
-        self.description = lines.joined(separator: "\n")
+        self.headline = headline
+        self.detailLines = ["path: \(path.joined(separator: " -> "))"] + details + ["fix: \(fix)"]
+        self.description = (["Inject: \(headline)"] + detailLines.map { "  \($0)" }).joined(separator: "\n")
     }
 }

@@ -14,6 +14,13 @@ struct AppModule: DIModule {
     }
 }
 
+/// The app's root container, with the app's services installed. The demo uses `DIContainer.shared`; the tests make
+/// their own.
+func makeAppContainer(_ container: DIContainer = DIContainer()) -> DIContainer {
+    container.install(AppModule())
+    return container
+}
+
 /// A child scope per logged-in user, holding that user's session.
 func makeSession(for user: String, in app: DIContainer) -> DIContainer {
     let session = app.makeChild()

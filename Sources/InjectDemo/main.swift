@@ -1,53 +1,20 @@
 import Inject
 
-// inject-demo: the composition root of a small notes app, resolved and printed.
+// inject-demo: the composition root of a small notes app, validated, resolved and printed.
+// `inject-demo --graph dot|mermaid` prints the dependency graph validation saw instead.
 
-/// Numbers instances in the order the demo first sees them, so that "the same instance" is visible.
-var instanceNumbers: [ObjectIdentifier: Int] = [:]
-@MainActor func identity(_ object: AnyObject) -> String {
-    let id = ObjectIdentifier(object)
-    if instanceNumbers[id] == nil {
-        instanceNumbers[id] = instanceNumbers.count + 1
-    }
-    return "instance #\(instanceNumbers[id]!)"
-}
-
-let app = DIContainer.shared
-app.install(AppModule())
+let app = makeAppContainer(DIContainer.shared)
 app.seal()
-print("Inject demo: a notes app's composition root")
-print("  app container: HTTPClient, ConsoleAnalytics (as Analytics), NotesRepository, NotesViewModel; sealed")
 
-print("\nApp-wide singletons")
-let http = app.resolve(HTTPClient.self)
-let analytics = app.resolve(Analytics.self)
-print("  HTTPClient -> \(type(of: http)) \(identity(http)) for \((http as? InMemoryHTTPClient)?.baseURL ?? "?")")
-print("  Analytics  -> \(type(of: analytics)) \(identity(analytics))")
-
-var sessionsSeen: [(user: String, analytics: Analytics, session: UserSession, repository: NotesRepository)] = []
-for user in ["alice", "bob"] {
-    print("\nSession for \(user): a child scope of the app container")
-    let session = makeSession(for: user, in: app)
-    let viewModel = session.resolve(NotesViewModel.self)
-    let notes = try viewModel.load()
-    print("  NotesViewModel loaded \(notes.count) note(s): \(notes.joined(separator: ", "))")
-    print("  UserSession     -> \(viewModel.repository.session.user) \(identity(viewModel.repository.session))")
-    print("  NotesRepository -> \(identity(viewModel.repository)) (.scoped: one per session)")
-    print("  FeatureFlags    -> \(viewModel.featureFlags.map { "\($0)" } ?? "nil (not registered; @OptionalInjected)")")
-    sessionsSeen.append((user, viewModel.analytics, viewModel.repository.session, viewModel.repository))
-}
-
-let (alice, bob) = (sessionsSeen[0], sessionsSeen[1])
-print("\nWhat the sessions share")
-print("  the same Analytics singleton in both sessions: \(alice.analytics === bob.analytics)")
-print("  the same Analytics as the app resolved:        \(alice.analytics === analytics)")
-print("  a different UserSession per session:           \(alice.session !== bob.session)")
-print("  a different NotesRepository per session:       \(alice.repository !== bob.repository)")
-
-print("\nA cycle, caught with resolveThrowing")
-do {
-    _ = try makeBrokenContainer().resolveThrowing(AuthService.self)
-    print("  (no error: unexpected)")
-} catch {
-    print(String(describing: error).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--graph" {
+    // Screens resolve from a session, so validate a session: it builds the session's registrations and the app's.
+    let report = makeSession(for: "validation", in: app).validationReport()
+    switch arguments.dropFirst().first {
+    case "dot": print(report.dot(), terminator: "")
+    case "mermaid": print(report.mermaid(), terminator: "")
+    default: print("usage: inject-demo [--graph dot|mermaid]")
+    }
+} else {
+    try runDemo(app: app)
 }

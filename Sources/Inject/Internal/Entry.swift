@@ -142,6 +142,9 @@ class EntryBase: @unchecked Sendable {
 
     /// Drops the instance the entry's own slot caches, if it made one. A published singleton stays published.
     func dropCachedInstance() {}
+
+    /// Builds the entry for `validate()`, as a resolve through `container` would. Overridden by ``Entry``.
+    func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {}
 }
 
 /// A registration of `T`, with its typed factory.
@@ -242,5 +245,9 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
 
     override func dropCachedInstance() {
         (cells + 1).loadObject(as: InstanceSlot<T>.self)?.reset()
+    }
+
+    override func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {
+        try context.validate(self, owner: owner, through: container)
     }
 }

@@ -2,15 +2,19 @@
 /// over the container's, and caches of its own, so that nothing built under it leaks into the container and
 /// nothing the container built is seen under it.
 ///
-/// InjectTesting's overrides are overlays with registrations; `validate()` runs under an overlay without any.
-/// An overlay applies to resolves through its target and through the target's descendants.
+/// InjectTesting's overrides are overlays with registrations; `validate()` runs under an overlay without any, which
+/// applies to every container and records what it sees. An overlay applies to resolves through its target and
+/// through the target's descendants.
 final class Overlay: @unchecked Sendable {
-    // @unchecked: every stored property is a `let`, and `slots` is behind its lock.
-    let target: DIContainer
+    // @unchecked: every stored property is a `let`, and `slots` and the recorder lock themselves.
+    /// The container the overlay applies to, with its descendants; `nil` for every container.
+    let target: DIContainer?
     /// Registrations that win over the container's, or `nil`.
     let registry: DIContainer?
     /// The overlay that was active when this one began; its registrations still apply below this one's.
     let outer: Overlay?
+    /// What `validate()` learns while it builds: edges, missing services, build times.
+    let recorder: ValidationRecorder?
 
     private struct SlotKey: Hashable {
         let entry: ObjectIdentifier
@@ -26,14 +30,16 @@ final class Overlay: @unchecked Sendable {
 
     private let slots = Locked<[SlotKey: Held]>([:])
 
-    init(target: DIContainer, registry: DIContainer?, outer: Overlay?) {
+    init(target: DIContainer?, registry: DIContainer?, outer: Overlay?, recorder: ValidationRecorder? = nil) {
         self.target = target
         self.registry = registry
         self.outer = outer
+        self.recorder = recorder
     }
 
     /// Whether resolves through `container` see this overlay: `container` is the target or one of its descendants.
     func applies(to container: DIContainer) -> Bool {
+        guard let target else { return true }
         var current: DIContainer? = container
         while let candidate = current {
             if candidate === target {
@@ -50,7 +56,7 @@ final class Overlay: @unchecked Sendable {
         var current: Overlay? = self
         while let overlay = current {
             if let registry = overlay.registry, overlay.applies(to: container), let entry = registry.table.find(key) {
-                return (entry, overlay.target)
+                return (entry, overlay.target ?? container)
             }
             current = overlay.outer
         }

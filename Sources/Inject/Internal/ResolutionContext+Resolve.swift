@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The slow path of a resolve: everything but the read of an already built singleton.
 ///
 /// Steps: find the entry (overlays first, then the container and its parents); check the stack for the same
@@ -33,6 +35,7 @@ extension ResolutionContext {
         guard let (entry, owner) = find(key, through: container) else {
             return try resolveUnregistered(T.self, name: name, through: container, argument: argument)
         }
+        overlay?.recorder?.record(from: frames.last?.entry, to: entry)
         return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, argument)
     }
 
@@ -47,6 +50,7 @@ extension ResolutionContext {
         if let value = try resolveWrappedOptional(T.self, name: name, through: container, argument: argument) {
             return value
         }
+        overlay?.recorder?.recordMissing(from: frames.last?.entry, service: Describe.service(type, name))
         throw notRegistered(type, name: name, through: container)
     }
 
@@ -61,7 +65,14 @@ extension ResolutionContext {
         guard let (entry, owner) = find(key, through: container) else {
             return try resolveWrappedOptional(T.self, name: name, through: container, argument: nil)
         }
+        overlay?.recorder?.record(from: frames.last?.entry, to: entry)
         return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, nil)
+    }
+
+    /// Builds `entry` as a resolve through `container` would, for `validate()`.
+    func validate<T>(_ entry: Entry<T>, owner: DIContainer, through container: DIContainer) throws {
+        overlay?.recorder?.record(from: nil, to: entry)
+        _ = try instance(of: entry, owner: owner, through: container, entry.validationSample)
     }
 
     /// A factory parameter of type `W?` infers `T == W?`: when `W?` itself is not registered, resolve `W`.
@@ -90,7 +101,7 @@ extension ResolutionContext {
     }
 
     @inline(__always)
-    private func instance<T>(
+    func instance<T>(
         of entry: Entry<T>,
         owner: DIContainer,
         through container: DIContainer,
@@ -178,8 +189,39 @@ extension ResolutionContext {
         guard frames.count < Self.maximumDepth else {
             throw tooDeep(entry)
         }
+        if let recorder = overlay?.recorder {
+            return try buildTimed(entry, in: home, argument, recorder)
+        }
         push(entry, home)
         defer { pop() }
+        return try runFactory(entry, in: home, argument)
+    }
+
+    /// ``build(_:in:_:)`` under `validate()`: records the factory's own time, without the registrations it asked for.
+    @inline(never)
+    private func buildTimed<T>(
+        _ entry: Entry<T>,
+        in home: DIContainer,
+        _ argument: ArgumentBox?,
+        _ recorder: ValidationRecorder
+    ) throws -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        push(entry, home)
+        defer {
+            let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+            let own = elapsed &- frames[frames.count - 1].nestedNanoseconds
+            pop()
+            if isResolving {
+                addNestedTime(elapsed)
+            }
+            recorder.recordBuild(of: entry, nanoseconds: own)
+        }
+        return try runFactory(entry, in: home, argument)
+    }
+
+    /// Runs the factory and `resolveProperties` of `entry`, whose frame is on top of the stack.
+    @inline(__always)
+    private func runFactory<T>(_ entry: Entry<T>, in home: DIContainer, _ argument: ArgumentBox?) throws -> T {
         let value: T
         do {
             if entry.argumentRule != .none {

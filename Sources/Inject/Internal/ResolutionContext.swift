@@ -24,6 +24,9 @@ final class ResolutionContext {
         /// The instance, boxed and retained, once the factory has returned and while `resolveProperties` runs: a
         /// request for the same registration then gets it back, which is how a cycle is closed. Released by `pop`.
         var inProgress: Unmanaged<AnyObject>?
+        /// Under `validate()`: the time spent building the registrations this one asked for, so that its own
+        /// factory's time can be told apart.
+        var nestedNanoseconds: UInt64 = 0
     }
 
     struct GraphKey: Hashable {
@@ -66,7 +69,7 @@ final class ResolutionContext {
     /// Pushes a frame: a store and an increment into a buffer of ``maximumDepth`` frames, made once per thread.
     @inline(__always)
     func push(_ entry: EntryBase, _ container: DIContainer) {
-        (frameBuffer + depthStorage.pointee).initialize(to: Frame(entry: entry, container: container))
+        (frameBuffer + depthStorage.pointee).initialize(to: Frame(entry: entry, container: container, inProgress: nil))
         depthStorage.pointee += 1
     }
 
@@ -74,6 +77,11 @@ final class ResolutionContext {
     func pop() {
         depthStorage.pointee -= 1
         frameBuffer[depthStorage.pointee].inProgress?.release()
+    }
+
+    /// Adds time spent on a nested build to the innermost frame, under `validate()`.
+    func addNestedTime(_ nanoseconds: UInt64) {
+        frameBuffer[depthStorage.pointee - 1].nestedNanoseconds &+= nanoseconds
     }
 
     /// Records the innermost frame's instance, once its factory has returned.

@@ -1,0 +1,114 @@
+/// Gathers the problems of one validation, each once, however many registrations lead to it.
+///
+/// A missing service asked for by one factory is found again from every registration that needs that factory; a
+/// cycle is found from each of its members. Each is reported once, with the shortest path it was found by.
+struct ProblemCollector {
+    private var problems: [ValidationProblem] = []
+    private var pathLengths: [Int] = []
+    private var indexByKey: [String: Int] = [:]
+
+    /// A factory's own time above which validation warns.
+    static let slowFactoryNanoseconds: UInt64 = 50_000_000
+
+    /// Errors first, then warnings; each group in the order found.
+    var sorted: [ValidationProblem] {
+        problems.filter { $0.severity == .error } + problems.filter { $0.severity == .warning }
+    }
+
+    mutating func add(_ problem: ValidationProblem, key: String? = nil, pathLength: Int = 0) {
+        let key = key ?? problem.description
+        if let index = indexByKey[key] {
+            if pathLength < pathLengths[index] {
+                problems[index] = problem
+                pathLengths[index] = pathLength
+            }
+            return
+        }
+        indexByKey[key] = problems.count
+        problems.append(problem)
+        pathLengths.append(pathLength)
+    }
+
+    /// The error building `entry` ended in.
+    mutating func add(_ error: ResolutionError, building entry: EntryBase) {
+        let (severity, kind): (ValidationProblem.Severity, ValidationProblem.Kind)
+        switch error.kind {
+        case .notRegistered: (severity, kind) = (.error, .missingRegistration)
+        case .cycle: (severity, kind) = (.error, .cycle)
+        case .factoryThrew: (severity, kind) = (.error, .factoryThrew)
+        case .notOnMainActor: (severity, kind) = (.warning, .notBuilt)
+        case .argumentMismatch, .notAClass, .notConforming, .tooDeep: (severity, kind) = (.error, .invalidRegistration)
+        }
+        let location = error.registration ?? entry.location
+        let problem = ValidationProblem(
+            severity: severity,
+            kind: kind,
+            service: error.service,
+            location: location,
+            message: error.headline,
+            details: error.detailLines
+        )
+        add(problem, key: Self.key(of: error, at: location), pathLength: error.path.count)
+    }
+
+    /// One key per problem, whichever registration led to it.
+    private static func key(of error: ResolutionError, at location: String) -> String {
+        if error.kind == .cycle, let closing = error.path.last, let start = error.path.firstIndex(of: closing) {
+            // The same cycle found from each of its members: the set of its steps.
+            return "cycle:" + Set(error.path[start...]).sorted().joined(separator: ",")
+        }
+        return "\(error.kind):\(error.service):\(location)"
+    }
+
+    /// A warning for a registration validation cannot build, or `nil` when it can.
+    static func notBuilt(_ entry: EntryBase, onMainActor: Bool) -> ValidationProblem? {
+        if entry.takesArgument, entry.validationSample == nil {
+            let argument = Describe.type(entry.expectedArgument ?? Any.self)
+            return ValidationProblem(
+                severity: .warning,
+                kind: .notBuilt,
+                service: entry.label,
+                location: entry.location,
+                message: "\(entry.label) takes a runtime argument of type \(argument), so it was not built.",
+                details: ["fix: give validate() a sample with .validationArgument(...) on the registration."]
+            )
+        }
+        if entry.isMainActor, !onMainActor {
+            return ValidationProblem(
+                severity: .warning,
+                kind: .notBuilt,
+                service: entry.label,
+                location: entry.location,
+                message: "\(entry.label) is built on the main actor, and validate() ran off it, so it was not built.",
+                details: ["fix: call validate() from the main actor (at app start) to build it too."]
+            )
+        }
+        return nil
+    }
+
+    /// Factories whose own time was above ``slowFactoryNanoseconds``.
+    mutating func addSlowFactories(in seen: ValidationRecorder.State) {
+        for entry in seen.entries {
+            guard let nanoseconds = seen.buildNanoseconds[ObjectIdentifier(entry)],
+                nanoseconds > Self.slowFactoryNanoseconds
+            else { continue }
+            let time = ValidationReport.milliseconds(nanoseconds)
+            add(
+                ValidationProblem(
+                    severity: .warning,
+                    kind: .slowFactory,
+                    service: entry.label,
+                    location: entry.location,
+                    message: "\(entry.label)'s factory took \(time) on its own, without the services it asked for.",
+                    details: [
+                        "the first resolve of \(entry.label) waits that long, on whatever thread asks.",
+                        """
+                        fix: move the slow work out of the factory (load lazily, or in the background), or resolve \
+                        it early, off the main thread.
+                        """,
+                    ]
+                )
+            )
+        }
+    }
+}

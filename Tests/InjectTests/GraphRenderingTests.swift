@@ -1,0 +1,37 @@
+import Inject
+import Testing
+
+@testable import InjectDemo
+
+/// The dependency graph of the demo's container, rendered by Graphviz: a syntax error in `dot()` fails here.
+struct GraphRenderingTests {
+    /// The demo's app container, wired as the demo wires it: into `DIContainer.shared`, which the view model's
+    /// `@Injected` properties resolve from. Only the demo's own types are registered, so no other test sees them.
+    static let demoApp = makeAppContainer(DIContainer.shared)
+
+    @Test(.enabled(if: Graphviz.dotPath != nil, "Graphviz's dot is not installed (CI installs it): not rendered"))
+    func demoContainersGraphRendersToSVG() throws {
+        let report = makeSession(for: "test", in: Self.demoApp).validationReport()
+        #expect(report.isValid)
+
+        let svg = try Graphviz.svg(of: report.dot())
+
+        #expect(svg.contains("<svg"))
+        for service in ["NotesViewModel", "NotesRepository", "HTTPClient", "ConsoleAnalytics", "UserSession"] {
+            #expect(svg.contains(service), "the SVG has no node for \(service)")
+        }
+    }
+
+    @Test(.enabled(if: Graphviz.dotPath != nil, "Graphviz's dot is not installed (CI installs it): not rendered"))
+    func graphWithMissingServicesAndQuotedNamesRendersToSVG() throws {
+        let container = DIContainer()
+        container.register(String.self, name: "quoted \"name\" \\ backslash") { "value" }
+        container.register(Int.self) { r in (try r.resolve(Double.self)) > 0 ? 1 : 0 }
+        let report = container.validationReport()
+
+        let svg = try Graphviz.svg(of: report.dot())
+
+        #expect(svg.contains("<svg"))
+        #expect(svg.contains("missing: Double"))
+    }
+}
