@@ -15,6 +15,7 @@ extension DIContainer {
     ///   - line: Where the registration is made.
     ///   - factory: Makes an instance. Resolve dependencies through its ``DIResolver``. Runs with no lock held.
     /// - Returns: The registration, for chaining options.
+    @inlinable
     @discardableResult
     public func register<T>(
         _ type: T.Type = T.self,
@@ -49,6 +50,7 @@ extension DIContainer {
     ///   - line: Where the registration is made.
     ///   - factory: Makes an instance. Runs with no lock held.
     /// - Returns: The registration, for chaining options.
+    @inlinable
     @discardableResult
     public func register<T>(
         _ type: T.Type = T.self,
@@ -181,32 +183,31 @@ extension DIContainer {
 }
 
 extension DIContainer {
-    private func add<T>(_ entry: Entry<T>) -> Registration<T> {
-        publish(entry, replacing: nil, action: "register(\(Describe.type(T.self)).self)")
+    /// Publishes a new registration's entry and returns its options. Inlinable, so that the `Registration` of a
+    /// call whose result is discarded is never allocated.
+    @inlinable
+    func add<T>(_ entry: Entry<T>) -> Registration<T> {
+        publishRegistration(entry)
         return Registration(container: self, entry: entry)
+    }
+
+    @usableFromInline
+    func publishRegistration<T>(_ entry: Entry<T>) {
+        publish(entry, action: "register(\(Describe.type(T.self)).self)")
     }
 
     /// Publishes `entry` in the table, over the entry of the same key if there is one.
     ///
-    /// - Parameters:
-    ///   - replacing: For a registration option: the entry the option changes. Nothing is published when a later
-    ///     registration has already replaced it.
-    ///   - action: What the caller is doing, for the message when the container is sealed.
-    /// - Returns: Whether `entry` was published.
-    @discardableResult
-    func publish(_ entry: EntryBase, replacing original: EntryBase?, action: @autoclosure () -> String) -> Bool {
+    /// - Parameter action: What the caller is doing, for the message when the container is sealed.
+    func publish(_ entry: EntryBase, action: @autoclosure () -> String) {
         enum Outcome {
             case published(replaced: EntryBase?)
-            case stale
             case sealed
         }
         let outcome: Outcome = state.withLock { state in
             guard !state.isSealed else { return .sealed }
             var table = self.table
             let existing = table.find(entry.key)
-            if let original, existing !== original {
-                return .stale
-            }
             if existing == nil, (state.keyCount + 1) * 2 > table.capacity {
                 let bigger = EntryTable(capacity: table.capacity * 2)
                 for current in table.entries() {
@@ -225,21 +226,29 @@ extension DIContainer {
         }
         switch outcome {
         case .sealed:
-            fatalError(
-                """
-                Inject: \(action()) at \(entry.location) on a sealed container.
-                  The container was sealed with seal(), so it takes no more registrations or options.
-                  fix: register everything before calling seal(), or register into a child container \
-                (container.makeChild()).
-                """
-            )
-        case .stale:
-            return false
+            sealedTrap(action(), at: entry.location)
         case .published(let replaced):
             // Outside the lock: dropping an instance can run its deinit, which is user code.
             replaced?.dropCachedInstance()
-            return true
         }
+    }
+
+    /// Traps when the container is sealed, for a registration option.
+    func checkNotSealed(for action: @autoclosure () -> String, at location: @autoclosure () -> String) {
+        if isSealed {
+            sealedTrap(action(), at: location())
+        }
+    }
+
+    private func sealedTrap(_ action: String, at location: String) -> Never {
+        fatalError(
+            """
+            Inject: \(action) at \(location) on a sealed container.
+              The container was sealed with seal(), so it takes no more registrations or options.
+              fix: register everything before calling seal(), or register into a child container \
+            (container.makeChild()).
+            """
+        )
     }
 
     /// The slot of this container's own `.scoped` instance of `entry`.

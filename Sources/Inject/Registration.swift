@@ -6,13 +6,15 @@
 ///     .implements(APIClient.self)
 /// ```
 ///
-/// Set options right after registering, before the service is first resolved. Each option publishes a changed
-/// copy of the registration, atomically; an option on a registration that a later `register` of the same type and
-/// name has replaced does nothing. On a sealed container an option traps, like `register`.
+/// Set options right after registering, before the service is first resolved: each takes effect atomically, and
+/// changing the scope of a service whose shared instance was already asked for traps (it would be ignored). An
+/// option on a registration that a later `register` of the same type and name has replaced changes nothing that
+/// resolves. On a sealed container an option traps, like `register`.
 public final class Registration<T> {
     let container: DIContainer
-    private(set) var entry: Entry<T>
+    let entry: Entry<T>
 
+    @usableFromInline
     init(container: DIContainer, entry: Entry<T>) {
         self.container = container
         self.entry = entry
@@ -36,7 +38,18 @@ public final class Registration<T> {
                 """
             )
         }
-        return update("scope(\(scope))") { $0.with(scope: scope) }
+        container.checkNotSealed(for: "Registration.scope(\(scope)) on \(entry.label)", at: entry.location)
+        if scope != entry.scope, entry.hasSharedInstance {
+            fatalError(
+                """
+                Inject: Registration.scope(\(scope)) on \(entry.label), registered at \(entry.location), after its \
+                \(entry.scope) instance was already asked for: the new scope would be ignored.
+                  fix: set the scope right after register, before anything resolves the service.
+                """
+            )
+        }
+        entry.setScope(scope)
+        return self
     }
 
     /// Forwards another type, and optionally a name, to this registration.
@@ -68,7 +81,7 @@ public final class Registration<T> {
             factoryKind: .forward(target: entry.key, targetType: T.self, targetName: targetName),
             make: make
         )
-        container.publish(forward, replacing: nil, action: "implements(\(Describe.type(P.self)).self)")
+        container.publish(forward, action: "implements(\(Describe.type(P.self)).self)")
         return self
     }
 
@@ -88,16 +101,9 @@ public final class Registration<T> {
     /// - Parameter body: Receives the resolver and the new instance. Errors it throws fail the resolve.
     @discardableResult
     public func resolveProperties(_ body: @escaping @Sendable (DIResolver, T) throws -> Void) -> Self {
-        let combined: @Sendable (DIResolver, T) throws -> Void
-        if let previous = entry.properties {
-            combined = { resolver, instance in
-                try previous(resolver, instance)
-                try body(resolver, instance)
-            }
-        } else {
-            combined = body
-        }
-        return update("resolveProperties") { $0.with(properties: .some(combined)) }
+        container.checkNotSealed(for: "Registration.resolveProperties on \(entry.label)", at: entry.location)
+        entry.addProperties(body)
+        return self
     }
 
     /// Gives ``DIContainer/validate()`` an argument to build this argument registration with.
@@ -107,14 +113,8 @@ public final class Registration<T> {
     /// - Parameter sample: A representative argument. It must be of the factory's argument type.
     @discardableResult
     public func validationArgument<A>(_ sample: A) -> Self {
-        update("validationArgument") { $0.with(validationSample: .some(ArgumentBox(value: sample, type: A.self))) }
-    }
-
-    private func update(_ option: @autoclosure () -> String, _ change: (Entry<T>) -> Entry<T>) -> Self {
-        let changed = change(entry)
-        if container.publish(changed, replacing: entry, action: "Registration.\(option()) on \(entry.label)") {
-            entry = changed
-        }
+        container.checkNotSealed(for: "Registration.validationArgument on \(entry.label)", at: entry.location)
+        entry.setValidationSample(value: sample, type: A.self)
         return self
     }
 }

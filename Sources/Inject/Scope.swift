@@ -32,39 +32,75 @@ public struct Scope: Hashable, Sendable, CustomStringConvertible {
     }
 
     let kind: Kind
+    /// The scope as one integer: ``Code`` for the built-in scopes, ``Code/firstCustom`` plus the interned name for a
+    /// custom scope. Equal scopes have equal codes; a registration keeps its scope as a code in an atomic cell.
+    let code: Int
 
-    private init(_ kind: Kind) {
+    /// The codes of the built-in scopes.
+    enum Code {
+        static let transient = 1
+        static let graph = 2
+        static let singleton = 3
+        static let cached = 4
+        static let weak = 5
+        static let scoped = 6
+        static let firstCustom = 7
+    }
+
+    private init(_ kind: Kind, code: Int) {
         self.kind = kind
+        self.code = code
+    }
+
+    /// The scope whose ``code`` is `code`.
+    init(code: Int) {
+        switch code {
+        case Code.transient: self = .transient
+        case Code.graph: self = .graph
+        case Code.singleton: self = .singleton
+        case Code.cached: self = .cached
+        case Code.weak: self = .weak
+        case Code.scoped: self = .scoped
+        default: self.init(.custom(NameTable.string(for: code - Code.firstCustom + 1)), code: code)
+        }
+    }
+
+    public static func == (lhs: Scope, rhs: Scope) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
     }
 
     /// A new instance on every resolve.
-    public static let transient = Scope(.transient)
+    public static let transient = Scope(.transient, code: Code.transient)
     /// Resolver's name for ``transient``.
     public static let unique = transient
     /// One instance per top-level resolve call, shared by every service that call builds. The default.
-    public static let graph = Scope(.graph)
+    public static let graph = Scope(.graph, code: Code.graph)
     /// One instance per registering container, built lazily on first resolve, exactly once.
     ///
     /// The instance resolves its dependencies from the container that holds its registration, never from a child,
     /// so a singleton never captures a child's service.
-    public static let singleton = Scope(.singleton)
+    public static let singleton = Scope(.singleton, code: Code.singleton)
     /// Resolver's name for ``singleton``.
     public static let application = singleton
     /// Like ``singleton``, but ``DIContainer/reset(_:)`` with `.cached` drops the instance.
-    public static let cached = Scope(.cached)
+    public static let cached = Scope(.cached, code: Code.cached)
     /// Shared while anyone holds a strong reference to it; built again after the last one lets go.
     /// Class types only.
-    public static let weak = Scope(.weak)
+    public static let weak = Scope(.weak, code: Code.weak)
     /// Resolver's name for ``weak``.
     public static let shared = weak
     /// One instance per container that resolves it: each child scope gets its own, released with that child.
-    public static let scoped = Scope(.scoped)
+    public static let scoped = Scope(.scoped, code: Code.scoped)
 
     /// A named cache that ``DIContainer/reset(_:)`` drops on demand, for lifetimes such as a user session.
     ///
     /// - Parameter name: The scope's name. Two custom scopes are the same scope when their names are equal.
     public static func custom(_ name: String) -> Scope {
-        Scope(.custom(name))
+        Scope(.custom(name), code: Code.firstCustom + NameTable.intern(name) - 1)
     }
 
     /// The scope as it is written in code, such as `.singleton` or `.custom("session")`.
@@ -94,12 +130,16 @@ extension Scope {
         case resolvingContainer
     }
 
-    var storage: Storage {
-        switch kind {
-        case .transient: .none
-        case .graph: .graph
-        case .singleton, .cached, .weak, .custom: .registration
-        case .scoped: .resolvingContainer
+    var storage: Storage { Self.storage(ofCode: code) }
+
+    /// ``storage`` from a code alone: what the hot path reads.
+    @inline(__always)
+    static func storage(ofCode code: Int) -> Storage {
+        switch code {
+        case Code.transient: .none
+        case Code.graph: .graph
+        case Code.scoped: .resolvingContainer
+        default: .registration
         }
     }
 

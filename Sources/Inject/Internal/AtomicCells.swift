@@ -83,6 +83,13 @@ extension UnsafeMutablePointer where Pointee == UnsafeMutableRawPointer? {
         }
     }
 
+    /// Releases the object the cell holds, if any. Only for the cell's owner, when no reader is left.
+    func releaseObject() {
+        if let raw = pointee {
+            Unmanaged<AnyObject>.fromOpaque(raw).release()
+        }
+    }
+
     /// Replaces the object in the cell and returns the previous one, retained, so that the caller can keep it
     /// alive for readers that may still hold it. Callers serialise replacements under their own lock.
     func replaceObject<Object: AnyObject>(with object: Object, as type: Object.Type) -> Object? {

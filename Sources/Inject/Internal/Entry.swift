@@ -15,45 +15,59 @@ final class Box<T> {
 final class ArgumentBox {
     let value: Any
     let type: Any.Type
+    /// The sample this one replaced, kept alive for readers that may still hold it (validation samples only).
+    let previous: ArgumentBox?
 
-    init(value: Any, type: Any.Type) {
+    init(value: Any, type: Any.Type, previous: ArgumentBox? = nil) {
         self.value = value
         self.type = type
+        self.previous = previous
+    }
+}
+
+/// A `resolveProperties` closure, boxed for an atomic cell.
+final class PropertiesBox<T> {
+    let body: @Sendable (DIResolver, T) throws -> Void
+    /// The box this one replaced, kept alive for readers that may still hold it.
+    let previous: PropertiesBox<T>?
+
+    init(_ body: @escaping @Sendable (DIResolver, T) throws -> Void, previous: PropertiesBox<T>?) {
+        self.body = body
+        self.previous = previous
     }
 }
 
 /// One registration: a service type and name in one container, with its factory and options.
 ///
-/// An entry never changes once it is published in a table: an option on ``Registration`` publishes a changed
-/// copy in its place, and the replaced entry stays alive (in its container's `State.entries`) because lock-free
-/// readers may still hold it. The only mutable parts are two atomic cells: the built singleton's storage, published
-/// for lock-free reads, and the instance slot that guards builds, made on first use.
+/// Its identity (key, type, name, factory, where it was registered) never changes. Its options do, through
+/// ``Registration`` right after `register`: they live in atomic cells, so that setting one allocates nothing (a
+/// scope is an integer code) and lock-free readers see either the old or the new value. The other cells hold the
+/// built singleton, published for lock-free reads, and the instance slot that guards builds, made on first use.
+@usableFromInline
 class EntryBase: @unchecked Sendable {
-    // @unchecked: every stored property is a `let`, the factory closures are `@Sendable`, and the two cells are
-    // only read and written atomically.
+    // @unchecked: every stored property is a `let`, the factory closures are `@Sendable`, and the cells are only
+    // read and written atomically.
     let key: Key
     let serviceType: Any.Type
     let name: DIContainer.Name?
-    let scope: Scope
     let file: StaticString
     let line: UInt
     /// The container whose table holds this entry. Unowned and unchecked: the container owns its entries, and every
     /// other holder of an entry (a ``Registration``, an overlay) also holds the container.
     unowned(unsafe) let owner: DIContainer
     let factoryKind: FactoryKind
-    /// The sample argument `validate()` builds an argument registration with.
-    let validationSample: ArgumentBox?
-    let hasProperties: Bool
-    /// `[0]`: the built singleton, as raw storage of a `T` (freed by ``Entry``); `[1]`: the ``InstanceSlot``;
-    /// `[2]`: `Box<T>`'s metatype, cached on first use.
+    let argumentRule: ArgumentRule
+    /// The atomic cells, see ``Cell``.
     let cells: ReferenceCell
 
-    // Derived once, so that the hot path reads a byte instead of switching on (and copying) `Scope` and
-    // `FactoryKind`, whose payloads hold strings.
-    let storage: Scope.Storage
-    let resolvesFromOwner: Bool
-    let holdsWeakly: Bool
-    let argumentRule: ArgumentRule
+    @usableFromInline
+    enum FactoryKind {
+        case plain
+        case mainActor
+        case argument(expected: Any.Type)
+        /// Made by ``Registration/implements(_:name:)``: resolves `target` and converts it.
+        case forward(target: Key, targetType: Any.Type, targetName: DIContainer.Name?)
+    }
 
     /// What a resolve of this entry must pass as a runtime argument.
     enum ArgumentRule {
@@ -65,12 +79,21 @@ class EntryBase: @unchecked Sendable {
         case passThrough
     }
 
-    enum FactoryKind {
-        case plain
-        case mainActor
-        case argument(expected: Any.Type)
-        /// Made by ``Registration/implements(_:name:)``: resolves `target` and converts it.
-        case forward(target: Key, targetType: Any.Type, targetName: DIContainer.Name?)
+    /// What each cell holds.
+    enum Cell {
+        /// The built singleton, as raw storage of a `T` (freed by ``Entry``).
+        static let published = 0
+        /// The ``InstanceSlot``, retained.
+        static let slot = 1
+        /// `Box<T>`'s metatype, cached on first use.
+        static let boxType = 2
+        /// The scope's ``Scope/code``, as the bits of a pointer.
+        static let scope = 3
+        /// The ``PropertiesBox``, retained.
+        static let properties = 4
+        /// The validation sample's ``ArgumentBox``, retained.
+        static let sample = 5
+        static let count = 6
     }
 
     init(
@@ -81,43 +104,87 @@ class EntryBase: @unchecked Sendable {
         file: StaticString,
         line: UInt,
         owner: DIContainer,
-        factoryKind: FactoryKind,
-        validationSample: ArgumentBox?,
-        hasProperties: Bool
+        factoryKind: FactoryKind
     ) {
         self.key = key
         self.serviceType = serviceType
         self.name = name
-        self.scope = scope
         self.file = file
         self.line = line
         self.owner = owner
         self.factoryKind = factoryKind
-        self.validationSample = validationSample
-        self.hasProperties = hasProperties
-        self.cells = ReferenceCells.allocate(3)
-        self.storage = scope.storage
-        self.resolvesFromOwner = scope.resolvesFromOwner
-        self.holdsWeakly = scope.kind == .weak
         switch factoryKind {
         case .plain, .mainActor: self.argumentRule = .none
         case .argument: self.argumentRule = .required
         case .forward: self.argumentRule = .passThrough
         }
+        self.cells = ReferenceCells.allocate(Cell.count)
+        cells[Cell.scope] = UnsafeMutableRawPointer(bitPattern: scope.code)
     }
 
     deinit {
-        if let slot = cells[1] {
-            Unmanaged<AnyObject>.fromOpaque(slot).release()
-        }
-        ReferenceCells.free(cells, count: 3)
+        (cells + Cell.slot).releaseObject()
+        (cells + Cell.properties).releaseObject()
+        (cells + Cell.sample).releaseObject()
+        ReferenceCells.free(cells, count: Cell.count)
     }
+
+    // MARK: Options
+
+    /// The scope's code, read atomically.
+    @inline(__always)
+    var scopeCode: Int {
+        Int(bitPattern: c_inject_load_acquire(cells + Cell.scope))
+    }
+
+    /// The current scope.
+    var scope: Scope { Scope(code: scopeCode) }
+
+    /// Where the current scope keeps shared instances.
+    @inline(__always)
+    var storage: Scope.Storage { Scope.storage(ofCode: scopeCode) }
+
+    /// Whether instances resolve their dependencies from ``owner`` rather than from the container resolved through.
+    @inline(__always)
+    var resolvesFromOwner: Bool { storage == .registration }
+
+    @inline(__always)
+    var holdsWeakly: Bool { scopeCode == Scope.Code.weak }
+
+    /// Sets the scope. ``Registration`` checks first that no shared instance was made under the old one.
+    func setScope(_ scope: Scope) {
+        c_inject_store_release(cells + Cell.scope, UnsafeMutableRawPointer(bitPattern: scope.code))
+    }
+
+    /// Whether a shared instance was made or asked for: after that, changing the scope would be ignored.
+    var hasSharedInstance: Bool {
+        publishedStorage != nil || c_inject_load_acquire(cells + Cell.slot) != nil
+    }
+
+    /// Whether a `resolveProperties` closure is set: one load, no metadata for the closure's box.
+    @inline(__always)
+    var hasProperties: Bool { c_inject_load_acquire(cells + Cell.properties) != nil }
+
+    /// The sample argument `validate()` builds an argument registration with.
+    var validationSample: ArgumentBox? {
+        (cells + Cell.sample).loadObject(as: ArgumentBox.self)
+    }
+
+    /// Sets the validation sample; the previous one stays alive inside the new box.
+    func setValidationSample(value: Any, type: Any.Type) {
+        let box = ArgumentBox(value: value, type: type, previous: validationSample)
+        _ = (cells + Cell.sample).replaceObject(with: box, as: ArgumentBox.self)
+    }
+
+    // MARK: State
 
     /// The built singleton's storage, read without a lock; `nil` until it is built, and always for other scopes.
     @inline(__always)
     var publishedStorage: UnsafeMutableRawPointer? {
-        c_inject_load_acquire(cells)
+        c_inject_load_acquire(cells + Cell.published)
     }
+
+    // MARK: Description
 
     /// The registration as a person reads it: `APIClient`, or `Store["live"]` for a named one.
     var label: String { Describe.service(serviceType, name) }
@@ -148,16 +215,19 @@ class EntryBase: @unchecked Sendable {
 }
 
 /// A registration of `T`, with its typed factory.
+@usableFromInline
 final class Entry<T>: EntryBase, @unchecked Sendable {
     // @unchecked: as for `EntryBase`; the closures are `@Sendable`.
+
     /// The factory, whatever its kind, behind one signature: a plain `{ r in ... }` factory is stored and called
     /// as it is. Argument registrations and forwards take their argument from ``ResolutionContext/takeArgument()``;
     /// `mainActorFactory` ones check the actor.
     let make: Make
-    let properties: (@Sendable (DIResolver, T) throws -> Void)?
 
+    @usableFromInline
     typealias Make = @Sendable (DIResolver) throws -> T
 
+    @usableFromInline
     init(
         name: DIContainer.Name?,
         scope: Scope,
@@ -165,12 +235,9 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         line: UInt,
         owner: DIContainer,
         factoryKind: FactoryKind,
-        make: @escaping Make,
-        properties: (@Sendable (DIResolver, T) throws -> Void)? = nil,
-        validationSample: ArgumentBox? = nil
+        make: @escaping Make
     ) {
         self.make = make
-        self.properties = properties
         super.init(
             key: Key(T.self, name),
             serviceType: T.self,
@@ -179,44 +246,44 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
             file: file,
             line: line,
             owner: owner,
-            factoryKind: factoryKind,
-            validationSample: validationSample,
-            hasProperties: properties != nil
+            factoryKind: factoryKind
         )
     }
 
     deinit {
-        if let storage = cells[0] {
+        if let storage = cells[Cell.published] {
             let value = storage.assumingMemoryBound(to: T.self)
             value.deinitialize(count: 1)
             value.deallocate()
         }
     }
 
-    /// A copy with some options changed, for ``Registration``'s chainable options.
-    func with(
-        scope: Scope? = nil,
-        properties: (@Sendable (DIResolver, T) throws -> Void)?? = nil,
-        validationSample: ArgumentBox?? = nil
-    ) -> Entry<T> {
-        // `type(of: self)`: the metadata this instance already has, not a lookup of `Entry<T>`'s.
-        type(of: self).init(
-            name: name,
-            scope: scope ?? self.scope,
-            file: file,
-            line: line,
-            owner: owner,
-            factoryKind: factoryKind,
-            make: make,
-            properties: properties ?? self.properties,
-            validationSample: validationSample ?? self.validationSample
-        )
+    /// The `resolveProperties` closure, if one is set. Check ``EntryBase/hasProperties`` first: this looks up the
+    /// box's metadata.
+    var properties: (@Sendable (DIResolver, T) throws -> Void)? {
+        (cells + Cell.properties).loadObject(as: PropertiesBox<T>.self)?.body
+    }
+
+    /// Adds a `resolveProperties` closure, run after those set before.
+    func addProperties(_ body: @escaping @Sendable (DIResolver, T) throws -> Void) {
+        let previous = (cells + Cell.properties).loadObject(as: PropertiesBox<T>.self)
+        let combined: @Sendable (DIResolver, T) throws -> Void
+        if let earlier = previous?.body {
+            combined = { resolver, instance in
+                try earlier(resolver, instance)
+                try body(resolver, instance)
+            }
+        } else {
+            combined = body
+        }
+        let box = PropertiesBox(combined, previous: previous)
+        _ = (cells + Cell.properties).replaceObject(with: box, as: PropertiesBox<T>.self)
     }
 
     /// Boxes a value without looking up `Box<T>`'s metadata, after the first time.
     @inline(__always)
     func box(_ value: T) -> Box<T> {
-        if let raw = c_inject_load_acquire(cells + 2) {
+        if let raw = c_inject_load_acquire(cells + Cell.boxType) {
             return unsafeBitCast(raw, to: Box<T>.Type.self).init(value)
         }
         return boxType().init(value)
@@ -225,26 +292,26 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
     @inline(never)
     private func boxType() -> Box<T>.Type {
         let type = Box<T>.self
-        c_inject_store_release(cells + 2, unsafeBitCast(type, to: UnsafeMutableRawPointer.self))
+        c_inject_store_release(cells + Cell.boxType, unsafeBitCast(type, to: UnsafeMutableRawPointer.self))
         return type
     }
 
-    /// The slot that guards builds of this entry's shared instance, made on first use.
+    /// The slot that guards builds of this entry's shared instance, made on first use, for the scope current then.
     var slot: InstanceSlot<T> {
-        if let slot = (cells + 1).loadObject(as: InstanceSlot<T>.self) {
+        if let slot = (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self) {
             return slot
         }
         let made = InstanceSlot<T>(
             service: serviceType,
             name: name,
             holdsWeakly: holdsWeakly,
-            publishTo: scope.kind == .singleton && !isMainActor ? cells : nil
+            publishTo: scopeCode == Scope.Code.singleton && !isMainActor ? cells + Cell.published : nil
         )
-        return (cells + 1).publishOnce(made)
+        return (cells + Cell.slot).publishOnce(made)
     }
 
     override func dropCachedInstance() {
-        (cells + 1).loadObject(as: InstanceSlot<T>.self)?.reset()
+        (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.reset()
     }
 
     override func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {

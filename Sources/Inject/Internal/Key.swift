@@ -1,6 +1,7 @@
 /// What a registration is stored under: the service type's identity and the interned name.
 ///
 /// Keyed by `ObjectIdentifier`, never by the type's name, so two modules' types called `Service` never collide.
+@usableFromInline
 struct Key: Hashable, Sendable {
     let type: ObjectIdentifier
     /// ``DIContainer/Name/id``, or 0 for no name.

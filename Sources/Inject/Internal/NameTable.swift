@@ -1,9 +1,12 @@
-/// Interns registration names to small integers, so keys compare and hash as two machine words.
+/// Interns registration names and custom scope names to small integers, so keys compare and hash as two machine
+/// words and a scope fits in one atomic cell.
 ///
-/// A name is interned once, when its ``DIContainer/Name`` is made; `static let` names cost nothing per resolve.
+/// A name is interned once, when its ``DIContainer/Name`` (or ``Scope``) is made; `static let` names cost nothing per
+/// resolve.
 enum NameTable {
     private struct State {
         var ids: [String: Int] = [:]
+        var strings: [String] = []
     }
 
     private static let state = Locked(State())
@@ -16,7 +19,13 @@ enum NameTable {
             }
             let id = state.ids.count + 1
             state.ids[rawValue] = id
+            state.strings.append(rawValue)
             return id
         }
+    }
+
+    /// The string interned as `id`.
+    static func string(for id: Int) -> String {
+        state.withLock { $0.strings[id - 1] }
     }
 }

@@ -95,7 +95,7 @@ final class Overlay: @unchecked Sendable {
     /// Drops the instances of `scope` this overlay holds for `container`.
     func reset(_ scope: Scope, in container: DIContainer) {
         let dropped: [Held] = slots.withLock { slots in
-            let matching = slots.filter { $0.value.entry.scope == scope && $0.value.home === container }
+            let matching = slots.filter { $0.value.entry.scopeCode == scope.code && $0.value.home === container }
             for key in matching.keys {
                 slots[key] = nil
             }

@@ -239,7 +239,7 @@ extension ResolutionContext {
         if entry.holdsWeakly, !(Swift.type(of: value as Any) is AnyObject.Type) {
             throw notAClass(entry, value: value)
         }
-        if let properties = entry.properties {
+        if entry.hasProperties, let properties = entry.properties {
             setInProgress(entry.box(value))
             do {
                 try properties(DIResolver(container: home, overlay: overlay), value)

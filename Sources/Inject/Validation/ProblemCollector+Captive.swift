@@ -44,6 +44,8 @@ extension ProblemCollector {
             step.isForward ? "as \(step.label) (implements)" : "through \(step.label) (\(step.scope))"
         }
         let route = through.isEmpty ? "" : " " + through.joined(separator: ", ")
+        // What the holder's factory asked for: the protocol of an `implements` forward, or the service itself.
+        let asked = via.first?.label ?? held.label
         let ending =
             held.scope == .scoped
             ? "when the child scope that made \(held.label) ends, \(holder.label) still holds it"
@@ -62,8 +64,8 @@ extension ProblemCollector {
                     "\(ending).",
                     "\(held.label) is registered at \(held.location).",
                     """
-                    fix: give \(holder.label) the scope \(held.scope) too, or let it resolve \(held.label) each time \
-                    it needs one (inject a closure that resolves it) instead of holding an instance.
+                    fix: give \(holder.label) the scope \(held.scope) too, or let it resolve \(asked) each time it \
+                    needs one (inject a closure that resolves it) instead of holding an instance.
                     """,
                 ]
             ),

@@ -1,6 +1,7 @@
 /// One thing ``DIContainer/validate()`` found wrong, with the `file:line` of the registration concerned.
 ///
-/// Its ``description`` reads like a compiler diagnostic, so that editors and CI logs link it to the source:
+/// Its ``description`` reads like a compiler diagnostic, `file:line: severity: message`, where the location is the
+/// registration's `#fileID` and line (`Module/File.swift:14`):
 ///
 /// ```text
 /// App/Composition.swift:14: error: nothing is registered for Logger.

@@ -29,7 +29,7 @@ extension ValidationReport {
 
     /// The dependency graph validation saw, as a Mermaid flowchart (GitHub renders it in Markdown).
     ///
-    /// The same nodes and edges as ``dot()``; a missing service is drawn dashed.
+    /// The same nodes and edges as ``dot()``; a missing service, and the edges to it, are drawn dashed.
     public func mermaid() -> String {
         var lines = ["flowchart LR"]
         for (index, node) in graph.nodes.enumerated() {
@@ -40,7 +40,8 @@ extension ValidationReport {
             }
         }
         for edge in graph.edges {
-            lines.append("  n\(edge.from) --> n\(edge.to)")
+            let arrow = graph.nodes[edge.to].isMissing ? "-.->" : "-->"
+            lines.append("  n\(edge.from) \(arrow) n\(edge.to)")
         }
         if graph.nodes.contains(where: \.isMissing) {
             lines.append("  classDef missing stroke:#d33,stroke-dasharray:5 5")

@@ -13,7 +13,7 @@
 ///   ImageCache  61.2 ms  App/Composition.swift:30
 /// ```
 public struct ValidationReport: CustomStringConvertible, Sendable {
-    /// Every problem, errors first, each in registration order.
+    /// Every problem: errors first, then warnings, each group in the order validation found them.
     public let problems: [ValidationProblem]
     /// How many registrations validation built (or tried to): those it could not build are warnings instead.
     public let checkedCount: Int
