@@ -23,7 +23,12 @@ let package = Package(
         .target(name: "Inject", dependencies: ["CInjectShims"], swiftSettings: swiftSettings),
         .target(name: "InjectTesting", dependencies: ["Inject"], swiftSettings: swiftSettings),
         .executableTarget(name: "InjectDemo", dependencies: ["Inject"], swiftSettings: swiftSettings),
-        .testTarget(name: "InjectTests", dependencies: ["Inject", "InjectDemo"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "InjectTests",
+            dependencies: ["Inject", "InjectTesting", "InjectDemo"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "InjectTestingTests", dependencies: ["InjectTesting"], swiftSettings: swiftSettings),
         // A client module, as an app would write it: Swift 6 mode, @MainActor view models, Sendable services.
         .testTarget(name: "InjectClientTests", dependencies: ["Inject"], swiftSettings: swiftSettings),
     ],

@@ -1,0 +1,2 @@
+// Test files import InjectTesting and get Inject with it.
+@_exported import Inject

@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+import Inject
+
+/// Runs `body` many times on many threads at once against `container`, and reports every error it threw.
+///
+/// ```swift
+/// let report = stressTest(container, threads: 8, iterations: 10_000) { container in
+///     let session = container.makeChild()
+///     _ = try session.resolveThrowing(CheckoutViewModel.self)
+/// }
+/// #expect(report.succeeded, "\(report)")
+/// ```
+///
+/// `body` runs under `DispatchQueue.concurrentPerform` with `threads` workers, each running it `iterations` times.
+/// Run it under the thread sanitizer (`swift test --sanitize=thread`) to find data races as well as errors.
+///
+/// - Parameters:
+///   - container: The container `body` gets.
+///   - threads: How many workers run at once (as many as the machine runs in parallel, at most).
+///   - iterations: How many times each worker runs `body`.
+///   - body: The work to repeat. An error it throws is recorded, and the worker goes on.
+/// - Returns: How long it took, and every error `body` threw, in words.
+public func stressTest(
+    _ container: DIContainer,
+    threads: Int = 8,
+    iterations: Int = 10_000,
+    _ body: @escaping @Sendable (DIContainer) throws -> Void
+) -> StressReport {
+    let failures = FailureLog()
+    let start = DispatchTime.now().uptimeNanoseconds
+    DispatchQueue.concurrentPerform(iterations: threads) { worker in
+        for iteration in 0..<iterations {
+            do {
+                try body(container)
+            } catch {
+                failures.append("worker \(worker), iteration \(iteration): \(error)")
+            }
+        }
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
+    return StressReport(threads: threads, iterations: iterations, seconds: seconds, failures: failures.all)
+}
+
+/// The errors of a stress test, appended to from many threads.
+private final class FailureLog: @unchecked Sendable {
+    // @unchecked: `failures` is only touched under `lock`.
+    private let lock = NSLock()
+    private var failures: [String] = []
+
+    func append(_ failure: String) {
+        lock.withLock { failures.append(failure) }
+    }
+
+    var all: [String] {
+        lock.withLock { failures }
+    }
+}

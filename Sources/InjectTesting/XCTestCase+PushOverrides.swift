@@ -1,0 +1,31 @@
+import Inject
+import XCTest
+
+extension XCTestCase {
+    /// Overrides registrations of `container` for the rest of the test; popped automatically at tear-down.
+    ///
+    /// ```swift
+    /// override func setUp() {
+    ///     super.setUp()
+    ///     pushOverrides { $0.register(APIClient.self) { MockAPI() } }
+    /// }
+    /// ```
+    ///
+    /// Call it in `setUp` or in the test. Several pushes stack, the last one winning where they overlap, and every
+    /// push is popped when the test ends (by a teardown block, before `tearDown()` runs), so no override leaks into
+    /// the next test. Caches are fresh while pushed, as with ``withOverrides(in:_:operation:)-(_,_,()->R)``.
+    ///
+    /// > Important: A push is process-wide, so that it reaches code the test runs on other threads and queues. Use it
+    /// > in XCTest suites, which run their tests one at a time. For tests that run in parallel (Swift Testing's
+    /// > default), use ``withOverrides(in:_:operation:)-(_,_,()->R)`` or the `.overrides` trait, which are bound to
+    /// > the test's task.
+    ///
+    /// - Parameters:
+    ///   - container: The container to override; ``DIContainer/shared`` by default.
+    ///   - overrides: Registers the overrides, on a container of their own that is passed in.
+    public func pushOverrides(in container: DIContainer = .shared, _ overrides: (DIContainer) -> Void) {
+        let layer = container.overrideLayer(overrides)
+        layer.push()
+        addTeardownBlock { layer.pop() }
+    }
+}
