@@ -29,6 +29,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "InjectTestingTests", dependencies: ["InjectTesting"], swiftSettings: swiftSettings),
+        // Type-checks every ```swift block of the README and Docs/ against the modules just built.
+        .testTarget(
+            name: "DocsSnippetsTests",
+            dependencies: ["Inject", "InjectTesting"],
+            swiftSettings: swiftSettings
+        ),
         // A client module, as an app would write it: Swift 6 mode, @MainActor view models, Sendable services.
         .testTarget(name: "InjectClientTests", dependencies: ["Inject"], swiftSettings: swiftSettings),
     ],
