@@ -32,10 +32,12 @@ extension DIContainer {
             self.init(value)
         }
 
+        /// Whether two names have the same raw value.
         public static func == (lhs: Name, rhs: Name) -> Bool {
             lhs.id == rhs.id
         }
 
+        /// Hashes the name's interned id, which equal raw values share.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(id)
         }

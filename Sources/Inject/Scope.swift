@@ -65,10 +65,12 @@ public struct Scope: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether two scopes are the same scope: the same built-in scope, or custom scopes with the same name.
     public static func == (lhs: Scope, rhs: Scope) -> Bool {
         lhs.code == rhs.code
     }
 
+    /// Hashes the scope's interned code, which equal scopes share.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
     }

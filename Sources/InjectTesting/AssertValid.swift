@@ -10,7 +10,7 @@ import XCTest
 /// }
 /// ```
 ///
-/// It runs ``Inject/DIContainer/validationReport()``: every registration of the container and its ancestors is
+/// It runs `DIContainer.validationReport()`: every registration of the container and its ancestors is
 /// built in a throwaway scope. Warnings alone do not fail the test.
 ///
 /// - Parameters:
