@@ -68,7 +68,9 @@ extension DIContainer {
         var result: [(DIContainer, EntryBase)] = []
         var current: DIContainer? = self
         while let container = current {
-            let entries = container.table.entries().sorted { ($0.location, $0.label) < ($1.location, $1.label) }
+            let entries = container.table.entries().sorted {
+                ("\($0.file)", $0.line, $0.label) < ("\($1.file)", $1.line, $1.label)
+            }
             result += entries.map { (container, $0) }
             current = container.parent
         }

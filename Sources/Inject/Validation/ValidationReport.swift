@@ -53,10 +53,9 @@ public struct ValidationReport: CustomStringConvertible, Sendable {
     public var description: String {
         let errorCount = errors.count
         let warningCount = warnings.count
-        var lines = [
-            "checked \(Self.count(checkedCount, "registration")): \(Self.count(errorCount, "error")), "
-                + Self.count(warningCount, "warning")
-        ]
+        // The summary line's format is fixed, "checked N registrations: E errors, W warnings", so that tools can
+        // read it; the nouns stay plural for any count.
+        var lines = ["checked \(checkedCount) registrations: \(errorCount) errors, \(warningCount) warnings"]
         lines += problems.map(\.description)
         let slowest = buildTimes.prefix(Self.slowestListed)
         if !slowest.isEmpty {
@@ -71,10 +70,6 @@ public struct ValidationReport: CustomStringConvertible, Sendable {
             }
         }
         return lines.joined(separator: "\n")
-    }
-
-    private static func count(_ value: Int, _ noun: String) -> String {
-        "\(value) \(noun)\(value == 1 ? "" : "s")"
     }
 
     /// `12.3 ms`, without Foundation's formatting.

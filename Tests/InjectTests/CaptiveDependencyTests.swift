@@ -1,0 +1,288 @@
+import Inject
+import Testing
+
+// A captive dependency: a long-lived service (.singleton, .cached, custom scope) holding a service whose lifetime is
+// ended explicitly (.cached or custom scope, renewed by reset; .scoped, ended with its child) and differs from its
+// own. Holding .transient, .graph or .weak services is not flagged.
+
+/// The service held.
+private final class Held: Sendable {}
+
+/// A service with no dependencies, for the clean app.
+private final class Database: Sendable {}
+
+/// A service whose factory resolves a ``Held`` and keeps it.
+private final class Holder: Sendable {
+    let held: Held
+
+    init(held: Held) {
+        self.held = held
+    }
+}
+
+/// A service between a holder and what it ends up holding.
+private final class Middle: Sendable {
+    let held: Held
+
+    init(held: Held) {
+        self.held = held
+    }
+}
+
+/// A service that holds a protocol-typed dependency.
+private final class Announcer: Sendable {
+    let greeter: Greeter
+
+    init(greeter: Greeter) {
+        self.greeter = greeter
+    }
+}
+
+/// A service that gets its ``Held`` after it is built, in `resolveProperties`.
+private final class LateHolder: @unchecked Sendable {
+    // @unchecked: `held` is set once, by `resolveProperties`, before the instance is handed out.
+    var held: Held?
+}
+
+/// A singleton that holds a transient and a graph service.
+private final class Dashboard: Sendable {
+    let held: Held
+    let logger: Logger
+
+    init(held: Held, logger: Logger) {
+        self.held = held
+        self.logger = logger
+    }
+}
+
+// `@Injected(container:)` needs its container at declaration: each holder class below has its own, used by one test.
+
+private let injectedBridgeContainer = DIContainer()
+
+/// Holds its session service through `@Injected`, initialised when its factory constructs it.
+private final class InjectedBridge: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in the implicit initialiser, and never reassigned.
+    @Injected(container: injectedBridgeContainer) var held: Held
+}
+
+private let injectedGreeterContainer = DIContainer()
+
+/// Holds a protocol through `@Injected`; the protocol is forwarded by `implements` to a session registration.
+private final class InjectedGreeterBridge: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in the implicit initialiser, and never reassigned.
+    @Injected(container: injectedGreeterContainer) var greeter: Greeter
+}
+
+struct CaptiveDependencyTests {
+    // MARK: Flagged
+
+    @Test(arguments: [
+        (Scope.singleton, Scope.session),
+        (.singleton, .cached),
+        (.singleton, .scoped),
+        (.cached, .session),
+        (.custom("a"), .custom("b")),
+        (.session, .cached),
+    ])
+    func aLongLivedServiceHoldingAResettableServiceIsCaptive(holderScope: Scope, heldScope: Scope) throws {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(heldScope)
+        let holderLine = #line + 1
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(holderScope)
+
+        let report = container.validationReport()
+
+        let captive = report.problems(ofKind: .captiveDependency)
+        #expect(captive.count == 1, "\(report)")
+        let problem = try #require(captive.first)
+        #expect(problem.severity == .warning)
+        #expect(problem.location == registeredAt(holderLine))
+        #expect(problem.message.contains("Holder"), "\(problem)")
+        #expect(problem.message.contains("Held"), "\(problem)")
+        #expect(problem.message.contains("\(holderScope)"), "\(problem)")
+        #expect(problem.message.contains("\(heldScope)"), "\(problem)")
+        #expect(report.isValid)
+        try container.validate()
+    }
+
+    @Test func theWarningNamesBothServicesAndBothScopes() throws {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(.session)
+        let holderLine = #line + 1
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .captiveDependency).first, "\(report)")
+        #expect(problem.service == "Holder")
+        #expect(problem.message.contains("Holder (.singleton)"), "\(problem)")
+        #expect(problem.message.contains("Held (.custom(\"session\"))"), "\(problem)")
+        #expect(report.description.contains("\(registeredAt(holderLine)): warning:"), "\(report)")
+        #expect(report.description.contains(problem.description))
+    }
+
+    @Test func aSingletonHoldingAScopedServiceSaysTheChildScopeEnds() throws {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(.scoped)
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .captiveDependency).first, "\(report)")
+        #expect(problem.message.contains(".scoped"), "\(problem)")
+        #expect(problem.message.contains(".singleton"), "\(problem)")
+    }
+
+    // MARK: Not flagged
+
+    @Test(arguments: [
+        (Scope.singleton, Scope.transient),
+        (.singleton, .graph),
+        (.singleton, .weak),
+        (.singleton, .singleton),
+        (.session, .session),
+        (.cached, .cached),
+        (.cached, .singleton),
+        (.session, .singleton),
+    ])
+    func holdingAServiceOfAnUnflaggedLifetimeIsNotCaptive(holderScope: Scope, heldScope: Scope) {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(heldScope)
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(holderScope)
+
+        let report = container.validationReport()
+
+        #expect(report.problems(ofKind: .captiveDependency).isEmpty, "\(report)")
+        #expect(report.problems.isEmpty, "\(report)")
+    }
+
+    @Test func aSingletonHoldingTransientAndGraphServicesIsNotFlagged() {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(.transient)
+        container.register(Logger.self) { Logger(tag: "graph") }.scope(.graph)
+        container.register(Dashboard.self) { r in Dashboard(held: try r.resolve(), logger: try r.resolve()) }
+            .scope(.singleton)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.checkedCount == 3)
+    }
+
+    @Test func aCleanAppShowsNoWarning() {
+        let container = DIContainer()
+        container.register(Database.self) { Database() }.scope(.singleton)
+        container.register(Logger.self) { Logger(tag: "app") }.scope(.weak)
+        container.register(Held.self) { Held() }.scope(.session)
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(.session)
+        container.register(Middle.self) { r in Middle(held: try r.resolve()) }.scope(.transient)
+        container.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }.scope(.cached)
+        container.register(Announcer.self) { r in Announcer(greeter: try r.resolve()) }.scope(.singleton)
+        container.register(EnglishGreeter.self) { EnglishGreeter() }.scope(.singleton).implements(Greeter.self)
+        container.register(Dashboard.self) { r in Dashboard(held: try r.resolve(), logger: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+    }
+
+    // MARK: Seen through other registrations
+
+    @Test func aCaptiveReachedThroughImplementsCountsWithTheForwardedRegistrationsScope() throws {
+        let container = DIContainer()
+        let announcerLine = #line + 1
+        container.register(Announcer.self) { r in Announcer(greeter: try r.resolve()) }.scope(.singleton)
+        container.register(EnglishGreeter.self) { EnglishGreeter() }.scope(.session).implements(Greeter.self)
+
+        let report = container.validationReport()
+
+        let captive = report.problems(ofKind: .captiveDependency)
+        #expect(captive.count == 1, "\(report)")
+        let problem = try #require(captive.first)
+        #expect(problem.location == registeredAt(announcerLine))
+        #expect(problem.message.contains("Announcer"), "\(problem)")
+        #expect(problem.message.contains("EnglishGreeter"), "\(problem)")
+        #expect(problem.message.contains(".singleton"), "\(problem)")
+        #expect(problem.message.contains(".custom(\"session\")"), "\(problem)")
+    }
+
+    @Test func aCaptiveHeldThroughAnInjectedPropertyIsFlagged() throws {
+        let container = injectedBridgeContainer
+        container.register(Held.self) { Held() }.scope(.session)
+        let bridgeLine = #line + 1
+        container.register(InjectedBridge.self) { InjectedBridge() }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let captive = report.problems(ofKind: .captiveDependency)
+        #expect(captive.count == 1, "\(report)")
+        let problem = try #require(captive.first)
+        #expect(problem.location == registeredAt(bridgeLine))
+        #expect(problem.message.contains("InjectedBridge"), "\(problem)")
+        #expect(problem.message.contains("Held"), "\(problem)")
+    }
+
+    @Test func aCaptiveReachedThroughImplementsAndAnInjectedPropertyIsFlagged() throws {
+        let container = injectedGreeterContainer
+        container.register(EnglishGreeter.self) { EnglishGreeter() }.scope(.session).implements(Greeter.self)
+        let bridgeLine = #line + 1
+        container.register(InjectedGreeterBridge.self) { InjectedGreeterBridge() }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let captive = report.problems(ofKind: .captiveDependency)
+        #expect(captive.count == 1, "\(report)")
+        let problem = try #require(captive.first)
+        #expect(problem.location == registeredAt(bridgeLine))
+        #expect(problem.message.contains("InjectedGreeterBridge"), "\(problem)")
+        #expect(problem.message.contains("EnglishGreeter"), "\(problem)")
+        #expect(problem.message.contains(".custom(\"session\")"), "\(problem)")
+    }
+
+    @Test func aCaptiveSetByResolvePropertiesIsFlagged() throws {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(.session)
+        let holderLine = #line + 1
+        container.register(LateHolder.self) { LateHolder() }.scope(.singleton)
+            .resolveProperties { r, holder in holder.held = try r.resolve() }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .captiveDependency).first, "\(report)")
+        #expect(problem.location == registeredAt(holderLine))
+        #expect(problem.message.contains("LateHolder"), "\(problem)")
+    }
+
+    @Test(arguments: [Scope.transient, .graph])
+    func aCaptiveReachedThroughAnIntermediaryIsFlaggedNamingTheRoute(middleScope: Scope) throws {
+        let container = DIContainer()
+        let holderLine = #line + 1
+        container.register(Holder.self) { r in Holder(held: try r.resolve(Middle.self).held) }.scope(.singleton)
+        container.register(Middle.self) { r in Middle(held: try r.resolve()) }.scope(middleScope)
+        container.register(Held.self) { Held() }.scope(.session)
+
+        let report = container.validationReport()
+
+        let captive = report.problems(ofKind: .captiveDependency)
+        #expect(captive.count == 1, "\(report)")
+        let problem = try #require(captive.first)
+        #expect(problem.location == registeredAt(holderLine))
+        #expect(problem.message.contains("Holder"), "\(problem)")
+        #expect(problem.message.contains("Middle"), "\(problem)")
+        #expect(problem.message.contains("Held"), "\(problem)")
+    }
+
+    @Test func aCaptiveReachedFromSeveralRegistrationsIsReportedOnce() {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(.session)
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(.singleton)
+        container.register(Middle.self) { r in Middle(held: try r.resolve(Holder.self).held) }
+        container.register(Dashboard.self) { r in
+            Dashboard(held: try r.resolve(Holder.self).held, logger: Logger(tag: ""))
+        }
+
+        let report = container.validationReport()
+
+        #expect(report.problems(ofKind: .captiveDependency).count == 1, "\(report)")
+    }
+}

@@ -1,0 +1,737 @@
+import Foundation
+import Inject
+import Testing
+
+// Services for the validation tests: each factory resolves what its type holds, so a report's paths read like an
+// app's. Types only these tests use.
+
+private final class Database: Sendable {}
+
+private final class Repository: Sendable {
+    let database: Database
+
+    init(database: Database) {
+        self.database = database
+    }
+}
+
+private final class ListScreen: Sendable {
+    let repository: Repository
+
+    init(repository: Repository) {
+        self.repository = repository
+    }
+}
+
+private final class DetailScreen: Sendable {
+    let repository: Repository
+
+    init(repository: Repository) {
+        self.repository = repository
+    }
+}
+
+/// Three registrations whose factories ask for each other: `CycleA -> CycleB -> CycleC -> CycleA`.
+private final class CycleA: Sendable {}
+private final class CycleB: Sendable {}
+private final class CycleC: Sendable {}
+
+@MainActor
+private final class ProfileScreenModel {
+    let title: String
+
+    init(title: String) {
+        self.title = title
+    }
+}
+
+struct ValidationTests {
+    // MARK: A clean container
+
+    @Test func aCleanContainerHasNoProblemsAndValidates() throws {
+        let container = DIContainer()
+        container.register(Database.self) { Database() }.scope(.singleton)
+        container.register(Repository.self) { r in Repository(database: try r.resolve()) }
+        container.register(ListScreen.self) { r in ListScreen(repository: try r.resolve()) }.scope(.transient)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.isValid)
+        #expect(report.checkedCount == 3)
+        try container.validate()
+    }
+
+    @Test func anEmptyContainerIsValid() throws {
+        let report = DIContainer().validationReport()
+
+        #expect(report.problems.isEmpty)
+        #expect(report.isValid)
+        #expect(report.checkedCount == 0)
+        try DIContainer().validate()
+    }
+
+    // MARK: Missing registrations
+
+    @Test func aMissingRegistrationIsAnErrorWithThePathAndTheAskingRegistration() throws {
+        let container = DIContainer()
+        let reporterLine = #line + 1
+        container.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(report.problems.count == 1, "\(report)")
+        #expect(problem.kind == .missingRegistration)
+        #expect(problem.severity == .error)
+        #expect(problem.service == "Logger")
+        #expect(problem.location == registeredAt(reporterLine))
+        #expect(problem.message.contains("Logger"))
+        #expect(problem.description.contains("path: Reporter -> Logger"), "\(problem)")
+        #expect(problem.description.hasPrefix("\(registeredAt(reporterLine)): error:"), "\(problem)")
+        #expect(!report.isValid)
+    }
+
+    @Test func aMissingNamedRegistrationNamesTheNameAndTheOtherNames() throws {
+        let container = DIContainer()
+        container.register(Reporter.self) { r in Reporter(logger: try r.resolve(name: .live)) }
+        let mockLine = #line + 1
+        container.register(Logger.self, name: .mock) { Logger(tag: "mock") }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .missingRegistration).first, "\(report)")
+        #expect(problem.service == "Logger[\"live\"]")
+        #expect(problem.description.contains("live"))
+        #expect(problem.description.contains(registeredAt(mockLine)), "\(problem)")
+        #expect(report.checkedCount == 2)
+    }
+
+    @Test func aMissingServiceNeededThroughASharedDependencyIsReportedOnce() throws {
+        let container = DIContainer()
+        container.register(ListScreen.self) { r in ListScreen(repository: try r.resolve()) }
+        container.register(DetailScreen.self) { r in DetailScreen(repository: try r.resolve()) }
+        let repositoryLine = #line + 1
+        container.register(Repository.self) { r in Repository(database: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        #expect(report.problems.count == 1, "\(report)")
+        let problem = try #require(report.problems(ofKind: .missingRegistration).first)
+        #expect(problem.service == "Database")
+        #expect(problem.location == registeredAt(repositoryLine))
+        #expect(problem.description.contains("Repository -> Database"), "\(problem)")
+        #expect(report.checkedCount == 3)
+    }
+
+    // MARK: Cycles
+
+    @Test func aCycleIsAnErrorNamingEveryStep() throws {
+        let container = DIContainer()
+        let aLine = #line + 1
+        container.register(CycleA.self) { r in
+            _ = try r.resolve(CycleB.self)
+            return CycleA()
+        }
+        let bLine = #line + 1
+        container.register(CycleB.self) { r in
+            _ = try r.resolve(CycleC.self)
+            return CycleB()
+        }
+        let cLine = #line + 1
+        container.register(CycleC.self) { r in
+            _ = try r.resolve(CycleA.self)
+            return CycleC()
+        }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .cycle).first, "\(report)")
+        #expect(problem.severity == .error)
+        let rotations = [
+            "CycleA -> CycleB -> CycleC -> CycleA",
+            "CycleB -> CycleC -> CycleA -> CycleB",
+            "CycleC -> CycleA -> CycleB -> CycleC",
+        ]
+        #expect(rotations.contains { problem.message.contains($0) }, "\(problem)")
+        #expect([aLine, bLine, cLine].map { registeredAt($0) }.contains(problem.location), "\(problem)")
+        #expect(!report.isValid)
+    }
+
+    @Test func aCycleFoundFromEachOfItsMembersIsReportedOnce() {
+        let container = DIContainer()
+        container.register(CycleA.self) { r in
+            _ = try r.resolve(CycleB.self)
+            return CycleA()
+        }
+        container.register(CycleB.self) { r in
+            _ = try r.resolve(CycleC.self)
+            return CycleB()
+        }
+        container.register(CycleC.self) { r in
+            _ = try r.resolve(CycleA.self)
+            return CycleC()
+        }
+
+        let report = container.validationReport()
+
+        #expect(report.checkedCount == 3)
+        #expect(report.problems.count == 1, "\(report)")
+        #expect(report.problems(ofKind: .cycle).count == 1, "\(report)")
+    }
+
+    @Test func aFactoryAskingForItselfIsACycle() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(CycleA.self) { r in
+            _ = try r.resolve(CycleA.self)
+            return CycleA()
+        }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .cycle).first, "\(report)")
+        #expect(problem.message.contains("CycleA -> CycleA"), "\(problem)")
+        #expect(problem.location == registeredAt(line))
+    }
+
+    // MARK: Factories that throw
+
+    @Test func aThrowingFactoryIsAnErrorWithItsErrorsText() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Widget.self) { () throws -> Widget in throw FixtureError(text: "the disk is on fire") }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(report.problems.count == 1)
+        #expect(problem.kind == .factoryThrew)
+        #expect(problem.severity == .error)
+        #expect(problem.service == "Widget")
+        #expect(problem.location == registeredAt(line))
+        #expect(problem.message.contains("the disk is on fire"), "\(problem)")
+        #expect(report.checkedCount == 1)
+    }
+
+    @Test func aThrowingResolvePropertiesClosureIsAnError() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Widget.self) { Widget() }
+            .resolveProperties { _, _ in throw FixtureError(text: "properties failed") }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .factoryThrew).first, "\(report)")
+        #expect(problem.severity == .error)
+        #expect(problem.location == registeredAt(line))
+        #expect(problem.message.contains("properties failed"), "\(problem)")
+    }
+
+    @Test func aThrowingDependencyReachedFromSeveralRegistrationsIsReportedOnce() throws {
+        let container = DIContainer()
+        container.register(ListScreen.self) { r in ListScreen(repository: try r.resolve()) }
+        container.register(DetailScreen.self) { r in DetailScreen(repository: try r.resolve()) }
+        let line = #line + 1
+        container.register(Repository.self) { () throws -> Repository in throw FixtureError(text: "no network") }
+
+        let report = container.validationReport()
+
+        #expect(report.problems.count == 1, "\(report)")
+        let problem = try #require(report.problems(ofKind: .factoryThrew).first)
+        #expect(problem.location == registeredAt(line))
+    }
+
+    // MARK: Registrations that cannot work as written
+
+    @Test func aWeakRegistrationOfAValueTypeIsAnInvalidRegistration() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Point.self) { Point(x: 1, y: 2) }.scope(.weak)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(problem.kind == .invalidRegistration)
+        #expect(problem.severity == .error)
+        #expect(problem.location == registeredAt(line))
+    }
+
+    @Test func implementsOfAProtocolTheInstanceDoesNotAdoptIsAnInvalidRegistration() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Widget.self) { Widget() }.implements(Greeter.self)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .invalidRegistration).first, "\(report)")
+        #expect(problem.severity == .error)
+        #expect(problem.location == registeredAt(line))
+        #expect(problem.message.contains("Greeter"))
+        #expect(problem.message.contains("Widget"))
+    }
+
+    // MARK: Argument registrations
+
+    @Test func anArgumentRegistrationWithoutASampleIsAWarningAndIsNotBuilt() throws {
+        let container = DIContainer()
+        let made = Counter()
+        let line = #line + 1
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in
+            made.increment()
+            return Widget(serial: serial)
+        }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(report.problems.count == 1)
+        #expect(problem.kind == .notBuilt)
+        #expect(problem.severity == .warning)
+        #expect(problem.location == registeredAt(line))
+        #expect(problem.message.contains("Int"), "\(problem)")
+        #expect(made.value == 0)
+        #expect(report.checkedCount == 0)
+        #expect(report.isValid)
+        try container.validate()
+    }
+
+    @Test func anArgumentRegistrationIsBuiltWithItsSample() {
+        let container = DIContainer()
+        let given = Collector<Int>()
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in
+            given.append(serial)
+            return Widget(serial: serial)
+        }
+        .validationArgument(42)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(given.values == [42])
+        #expect(report.checkedCount == 1)
+    }
+
+    @Test func aSampleOfTheWrongTypeIsAnErrorNamingBothTypes() throws {
+        let container = DIContainer()
+        let made = Counter()
+        let line = #line + 1
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in
+            made.increment()
+            return Widget(serial: serial)
+        }
+        .validationArgument("forty-two")
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(problem.kind == .invalidRegistration)
+        #expect(problem.severity == .error)
+        #expect(problem.location == registeredAt(line))
+        #expect(problem.message.contains("Int"), "\(problem)")
+        #expect(problem.message.contains("String"), "\(problem)")
+        #expect(made.value == 0)
+        #expect(throws: ValidationError.self) { try container.validate() }
+    }
+
+    // MARK: Main-actor registrations
+
+    @Test func aMainActorRegistrationOffTheMainActorIsAWarningAndIsNotBuilt() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(ProfileScreenModel.self, mainActorFactory: { _ in ProfileScreenModel(title: "profile") })
+        container.register(Widget.self) { Widget() }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(report.problems.count == 1)
+        #expect(problem.kind == .notBuilt)
+        #expect(problem.severity == .warning)
+        #expect(problem.location == registeredAt(line))
+        #expect(report.checkedCount == 1)
+        #expect(report.isValid)
+    }
+
+    @Test @MainActor func aMainActorRegistrationIsBuiltOnTheMainActor() {
+        let container = DIContainer()
+        let made = Counter()
+        container.register(
+            ProfileScreenModel.self,
+            mainActorFactory: { _ in
+                made.increment()
+                return ProfileScreenModel(title: "profile")
+            }
+        )
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.checkedCount == 1)
+        #expect(made.value == 1)
+    }
+
+    // MARK: Slow factories
+
+    @Test func aFactorySlowerThan50MillisecondsIsAWarningWithItsTime() throws {
+        let container = DIContainer()
+        let slowLine = #line + 1
+        container.register(Logger.self) {
+            sleepLikeASlowFactory()
+            return Logger(tag: "slow")
+        }
+        container.register(Widget.self) { Widget() }
+
+        let report = container.validationReport()
+
+        let slow = report.problems(ofKind: .slowFactory)
+        #expect(slow.count == 1, "\(report)")
+        let problem = try #require(slow.first)
+        #expect(problem.severity == .warning)
+        #expect(problem.service == "Logger")
+        #expect(problem.location == registeredAt(slowLine))
+        #expect(problem.message.contains(" ms"), "\(problem)")
+        #expect(report.isValid)
+        try container.validate()
+    }
+
+    @Test func aFastFactoryIsNotFlaggedAsSlow() {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget() }
+        container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        #expect(report.problems(ofKind: .slowFactory).isEmpty, "\(report)")
+    }
+
+    @Test func onlyTheSlowFactoryItselfIsFlaggedNotTheOnesWaitingForIt() throws {
+        let container = DIContainer()
+        container.register(Widget.self) {
+            sleepLikeASlowFactory()
+            return Widget()
+        }
+        container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        let slow = report.problems(ofKind: .slowFactory)
+        #expect(slow.map(\.service) == ["Widget"], "\(report)")
+    }
+
+    // MARK: All at once
+
+    @Test func everyProblemIsReportedInOnePass() throws {
+        let container = DIContainer()
+        let reporterLine = #line + 1
+        container.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }
+        container.register(CycleA.self) { r in
+            _ = try r.resolve(CycleB.self)
+            return CycleA()
+        }
+        container.register(CycleB.self) { r in
+            _ = try r.resolve(CycleA.self)
+            return CycleB()
+        }
+        let throwingLine = #line + 1
+        container.register(Widget.self) { () throws -> Widget in throw FixtureError(text: "widget factory broke") }
+        container.register(Point.self) { Point(x: 0, y: 0) }
+
+        let error = try #require(throws: ValidationError.self) { try container.validate() }
+
+        let report = error.report
+        #expect(report.problems.count == 3, "\(report)")
+        #expect(Set(report.problems.map(\.kind)) == [.missingRegistration, .cycle, .factoryThrew], "\(report)")
+        #expect(report.problems.allSatisfy { $0.severity == .error })
+        #expect(report.problems(ofKind: .missingRegistration).first?.location == registeredAt(reporterLine))
+        #expect(report.problems(ofKind: .factoryThrew).first?.location == registeredAt(throwingLine))
+        #expect(report.problems(ofKind: .factoryThrew).first?.message.contains("widget factory broke") == true)
+        #expect(report.checkedCount == 5)
+    }
+
+    // MARK: What validate() throws
+
+    @Test func validateThrowsAValidationErrorCarryingTheReport() throws {
+        let container = DIContainer()
+        container.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }
+        container.register(Widget.self) { () throws -> Widget in throw FixtureError(text: "broken") }
+        container.register(Gadget.self) { (_: DIResolver, widget: Widget) in Gadget(widget: widget) }
+
+        let report = container.validationReport()
+        let error = try #require(throws: ValidationError.self) { try container.validate() }
+
+        #expect(error.report.problems.map(\.description) == report.problems.map(\.description))
+        #expect(error.report.checkedCount == report.checkedCount)
+        #expect(error.report.isValid == false)
+        #expect(error.description.contains(report.problems[0].description), "\(error)")
+    }
+
+    @Test func validateDoesNotThrowForWarningsAlone() throws {
+        let container = DIContainer()
+        container.register(Gadget.self) { (_: DIResolver, widget: Widget) in Gadget(widget: widget) }
+        container.register(Logger.self) { Logger(tag: "session") }.scope(.session)
+        container.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        #expect(Set(report.problems.map(\.kind)) == [.notBuilt, .captiveDependency], "\(report)")
+        #expect(report.problems.allSatisfy { $0.severity == .warning }, "\(report)")
+        #expect(report.isValid)
+        try container.validate()
+    }
+
+    // MARK: What is counted
+
+    @Test func checkedCountCountsEveryRegistrationTriedButNotTheSkippedOnes() {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget() }
+        container.register(Logger.self) { () throws -> Logger in throw FixtureError(text: "no logger") }
+        container.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }
+        container.register(Gadget.self) { (_: DIResolver, widget: Widget) in Gadget(widget: widget) }
+        container.register(Point.self) { (_: DIResolver, x: Int) in Point(x: x, y: 0) }.validationArgument(3)
+
+        let report = container.validationReport()
+
+        #expect(report.checkedCount == 4, "\(report)")
+        #expect(report.problems(ofKind: .notBuilt).count == 1)
+    }
+
+    @Test func implementsForwardsAreBuiltToo() {
+        let container = DIContainer()
+        let made = Counter()
+        container.register(EnglishGreeter.self) {
+            made.increment()
+            return EnglishGreeter()
+        }
+        .implements(Greeter.self)
+        .implements(Greeter.self, name: .live)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.checkedCount == 3)
+        #expect(made.value == 3)
+    }
+
+    // MARK: Ancestors
+
+    @Test func validatingAChildBuildsItsAncestorsRegistrationsAndItsOwn() {
+        let root = DIContainer()
+        let parent = root.makeChild()
+        let child = parent.makeChild()
+        let rootMade = Counter()
+        let parentMade = Counter()
+        let childMade = Counter()
+        root.register(Database.self) {
+            rootMade.increment()
+            return Database()
+        }
+        parent.register(Logger.self) {
+            parentMade.increment()
+            return Logger(tag: "parent")
+        }
+        child.register(Widget.self) { Widget(serial: childMade.increment()) }
+
+        let report = child.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.checkedCount == 3)
+        #expect(rootMade.value == 1)
+        #expect(parentMade.value == 1)
+        #expect(childMade.value == 1)
+    }
+
+    @Test func aProblemInAnAncestorIsReportedWhenValidatingAChild() throws {
+        let parent = DIContainer()
+        let line = #line + 1
+        parent.register(Widget.self) { () throws -> Widget in throw FixtureError(text: "parent's widget") }
+        let child = parent.makeChild()
+        child.register(Logger.self) { Logger(tag: "child") }
+
+        let report = child.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .factoryThrew).first, "\(report)")
+        #expect(problem.location == registeredAt(line))
+        #expect(throws: ValidationError.self) { try child.validate() }
+    }
+
+    @Test func validatingAParentDoesNotBuildItsChildrensRegistrations() {
+        let parent = DIContainer()
+        parent.register(Logger.self) { Logger(tag: "parent") }
+        let child = parent.makeChild()
+        let childMade = Counter()
+        child.register(Widget.self) { Widget(serial: childMade.increment()) }
+        child.register(Reporter.self) { r in Reporter(logger: try r.resolve(name: .live)) }
+
+        let report = parent.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.checkedCount == 1)
+        #expect(childMade.value == 0)
+    }
+
+    @Test func aParentsRegistrationIsBuiltAsAResolveThroughTheChildWould() {
+        let parent = DIContainer()
+        parent.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }
+        let child = parent.makeChild()
+        child.register(Logger.self) { Logger(tag: "child") }
+
+        let childReport = child.validationReport()
+        let parentReport = parent.validationReport()
+
+        #expect(childReport.problems.isEmpty, "a .graph Reporter resolved through the child gets its Logger")
+        #expect(parentReport.problems(ofKind: .missingRegistration).map(\.service) == ["Logger"], "\(parentReport)")
+    }
+
+    @Test func aParentsSingletonIsBuiltFromTheParentEvenWhenValidatingAChild() throws {
+        let parent = DIContainer()
+        let line = #line + 1
+        parent.register(Reporter.self) { r in Reporter(logger: try r.resolve()) }.scope(.singleton)
+        let child = parent.makeChild()
+        child.register(Logger.self) { Logger(tag: "child") }
+
+        let report = child.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .missingRegistration).first, "\(report)")
+        #expect(problem.service == "Logger")
+        #expect(problem.location == registeredAt(line))
+    }
+
+    // MARK: The throwaway scope
+
+    @Test(arguments: [Scope.singleton, .cached, .session])
+    func anInstanceValidationBuiltIsBuiltAgainOnTheFirstResolve(scope: Scope) {
+        let container = DIContainer()
+        let made = Counter()
+        let builtByValidation = Collector<Widget>()
+        container.register(Widget.self) {
+            let widget = Widget(serial: made.increment())
+            builtByValidation.append(widget)
+            return widget
+        }
+        .scope(scope)
+
+        let report = container.validationReport()
+        let validationBuilds = made.value
+        let validated = builtByValidation.values
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(validationBuilds >= 1, "validation did not build the \(scope) registration")
+        let first = container.resolve(Widget.self)
+        #expect(made.value == validationBuilds + 1, "the first resolve after validation did not build")
+        #expect(!validated.contains { $0 === first })
+        #expect(container.resolve(Widget.self) === first)
+        #expect(made.value == validationBuilds + 1)
+    }
+
+    @Test func aDependentSingletonGetsNoInstanceValidationBuilt() {
+        let container = DIContainer()
+        let builtByValidation = Collector<Widget>()
+        container.register(Widget.self) {
+            let widget = Widget()
+            builtByValidation.append(widget)
+            return widget
+        }
+        .scope(.singleton)
+        container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }.scope(.singleton)
+
+        _ = container.validationReport()
+        let validated = builtByValidation.values
+
+        let gadget = container.resolve(Gadget.self)
+        #expect(!validated.contains { $0 === gadget.widget })
+        #expect(container.resolve(Widget.self) === gadget.widget)
+    }
+
+    @Test func nothingValidationBuiltOutlivesIt() {
+        let container = DIContainer()
+        let built = WeakReferences()
+        container.register(Widget.self) {
+            let widget = Widget()
+            built.append(widget)
+            return widget
+        }
+        .scope(.singleton)
+        container.register(Logger.self) {
+            let logger = Logger(tag: "cached")
+            built.append(logger)
+            return logger
+        }
+        .scope(.cached)
+        container.register(Gadget.self) { r in
+            let gadget = Gadget(widget: try r.resolve())
+            built.append(gadget)
+            return gadget
+        }
+        .scope(.session)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(built.count >= 3)
+        #expect(built.alive == 0, "instances built by validation are still alive after it")
+    }
+
+    @Test(arguments: [Scope.singleton, .cached, .session])
+    func anInstanceResolvedBeforeValidationIsTheSameAfterIt(scope: Scope) {
+        let container = DIContainer()
+        let made = Counter()
+        container.register(Widget.self) { Widget(serial: made.increment()) }.scope(scope)
+        let before = container.resolve(Widget.self)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(made.value >= 2, "validation did not build a \(scope) instance of its own")
+        let builds = made.value
+        #expect(container.resolve(Widget.self) === before)
+        #expect(made.value == builds)
+    }
+
+    @Test func aChildsScopedInstanceIsTheSameAfterValidatingTheChild() {
+        let parent = DIContainer()
+        let made = Counter()
+        let builtByValidation = Collector<Widget>()
+        let validating = Cell<Bool>(false)
+        parent.register(Widget.self) {
+            let widget = Widget(serial: made.increment())
+            if validating.value == true {
+                builtByValidation.append(widget)
+            }
+            return widget
+        }
+        .scope(.scoped)
+        let child = parent.makeChild()
+        let before = child.resolve(Widget.self)
+        let sibling = parent.makeChild()
+
+        validating.value = true
+        let childReport = child.validationReport()
+        let siblingReport = sibling.validationReport()
+        validating.value = false
+        let validated = builtByValidation.values
+
+        #expect(childReport.problems.isEmpty && siblingReport.problems.isEmpty)
+        #expect(validated.count >= 2, "validation did not build the .scoped registration")
+        #expect(child.resolve(Widget.self) === before)
+        let builds = made.value
+        let fresh = sibling.resolve(Widget.self)
+        #expect(made.value == builds + 1, "the sibling's first resolve after validation did not build")
+        #expect(!validated.contains { $0 === fresh })
+        #expect(fresh !== before)
+    }
+
+    @Test func validatingAChildLeavesItsParentsCachesEmpty() {
+        let parent = DIContainer()
+        let made = Counter()
+        parent.register(Widget.self) { Widget(serial: made.increment()) }.scope(.singleton)
+        let child = parent.makeChild()
+
+        _ = child.validationReport()
+        let validationBuilds = made.value
+
+        #expect(validationBuilds >= 1)
+        _ = parent.resolve(Widget.self)
+        #expect(made.value == validationBuilds + 1)
+    }
+}
