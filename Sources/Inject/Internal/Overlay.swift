@@ -63,11 +63,30 @@ final class Overlay: @unchecked Sendable {
         return nil
     }
 
+    /// Whether instances built in `container` are cached in this overlay: for the target, its descendants and its
+    /// ancestors. The ancestors too, so that a parent's singleton first built under an override of a child is dropped
+    /// with the override instead of staying in the parent; the override's registrations still reach only the target
+    /// and its descendants (a singleton resolves its dependencies from the container that registered it).
+    func caches(for container: DIContainer) -> Bool {
+        guard let target else { return true }
+        if applies(to: container) {
+            return true
+        }
+        var ancestor = target.parent
+        while let candidate = ancestor {
+            if candidate === container {
+                return true
+            }
+            ancestor = candidate.parent
+        }
+        return false
+    }
+
     /// The innermost overlay, from this one outwards, whose caches hold instances built in `home`.
     func cache(for home: DIContainer) -> Overlay? {
         var current: Overlay? = self
         while let overlay = current {
-            if overlay.applies(to: home) {
+            if overlay.caches(for: home) {
                 return overlay
             }
             current = overlay.outer
