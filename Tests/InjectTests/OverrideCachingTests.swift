@@ -16,7 +16,10 @@ struct OverrideCachingTests {
         }.scope(.singleton)
         let child = parent.makeChild()
 
-        let inside = withOverrides(in: child, { _ in }) { child.resolve(Service.self) }
+        let inside = withOverrides(in: child) { _ in
+        } operation: {
+            child.resolve(Service.self)
+        }
         let after = parent.resolve(Service.self)
 
         #expect(after !== inside, "the parent kept the singleton built under the override")
@@ -29,7 +32,10 @@ struct OverrideCachingTests {
         let child = parent.makeChild()
         let before = child.resolve(Service.self)
 
-        let inside = withOverrides(in: child, { _ in }) { child.resolve(Service.self) }
+        let inside = withOverrides(in: child) { _ in
+        } operation: {
+            child.resolve(Service.self)
+        }
 
         #expect(inside !== before)
         #expect(parent.resolve(Service.self) === before)
@@ -41,7 +47,9 @@ struct OverrideCachingTests {
         parent.register { r in "holder of \(try r.resolve(String.self))" as Substring }.scope(.singleton)
         let child = parent.makeChild()
 
-        let seen = withOverrides(in: child, { $0.register(String.self) { "mock" } }) {
+        let seen = withOverrides(in: child) {
+            $0.register(String.self) { "mock" }
+        } operation: {
             (child.resolve(Substring.self), child.resolve(String.self))
         }
 
