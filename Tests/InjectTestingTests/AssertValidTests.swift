@@ -1,0 +1,178 @@
+import Foundation
+import InjectTesting
+import Testing
+import XCTest
+
+/// A service whose registration always throws.
+private final class Exploding: Sendable {}
+
+/// Two errors: a `Gadget` that needs an unregistered `Widget`, and a factory that throws.
+private func makeInvalidContainer() -> DIContainer {
+    let container = DIContainer()
+    container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+    container.register(Exploding.self) { () throws -> Exploding in throw FixtureError(text: "the factory exploded") }
+    return container
+}
+
+private func makeValidContainer() -> DIContainer {
+    let container = DIContainer()
+    container.register(Widget.self) { Widget(serial: 0) }
+    container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+    return container
+}
+
+/// Only a warning: a registration that takes an argument and has no sample argument for `validate()`.
+private func makeContainerWithOnlyWarnings() -> DIContainer {
+    let container = makeValidContainer()
+    container.register(Widget.self, name: "numbered") { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+    return container
+}
+
+/// The descriptions of the report's errors, which every failure must list (and which, unlike the timings of some
+/// warnings, come out the same every time the container is validated).
+private func errorDescriptions(of container: DIContainer) -> [String] {
+    container.validationReport().problems.filter { $0.severity == .error }.map(\.description)
+}
+
+// MARK: - XCTest: assertValid
+
+/// `assertValid` on an invalid container: the one test of this class captures the failure it records instead of
+/// failing, to check its text.
+final class AssertValidFailureTests: XCTestCase {
+    private struct Failure {
+        let description: String
+        let file: String
+        let line: Int
+    }
+
+    private var capturing = false
+    private var captured: [Failure] = []
+
+    /// The failures `body` records; failures outside `body` fail the test as usual.
+    private func failures(of body: () -> Void) -> [Failure] {
+        captured = []
+        capturing = true
+        body()
+        capturing = false
+        return captured
+    }
+
+    #if os(Linux)
+    override func recordFailure(
+        withDescription description: String,
+        inFile filePath: String,
+        atLine lineNumber: Int,
+        expected: Bool
+    ) {
+        if capturing {
+            captured.append(Failure(description: description, file: filePath, line: lineNumber))
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+    #else
+    override func record(_ issue: XCTIssue) {
+        if capturing {
+            let location = issue.sourceCodeContext.location
+            captured.append(
+                Failure(
+                    description: issue.compactDescription,
+                    file: location?.fileURL.path ?? "",
+                    line: location?.lineNumber ?? 0
+                )
+            )
+        } else {
+            super.record(issue)
+        }
+    }
+    #endif
+
+    func testAssertValidFailsOnAnInvalidContainerWithTheWholeReport() {
+        let container = makeInvalidContainer()
+        let errors = errorDescriptions(of: container)
+        XCTAssertEqual(errors.count, 2, "the fixture should have two errors: \(errors)")
+        var callLine = 0
+
+        let failures = failures {
+            callLine = #line
+            assertValid(container)
+        }
+
+        XCTAssertEqual(failures.count, 1, "assertValid must record exactly one failure: \(failures.map(\.description))")
+        guard let failure = failures.first else { return }
+        for error in errors {
+            XCTAssertTrue(failure.description.contains(error), "the failure does not list \(error): \(failure)")
+        }
+        XCTAssertTrue(failure.description.contains("Widget"), "the failure does not name the missing service")
+        XCTAssertTrue(failure.description.contains("the factory exploded"), "the failure does not give the error")
+        XCTAssertEqual(failure.line, callLine + 1, "the failure is not reported at the call")
+        XCTAssertTrue(failure.file.hasSuffix("AssertValidTests.swift"), "the failure is reported in \(failure.file)")
+    }
+}
+
+/// `assertValid` on containers it must pass: a failure here fails the test.
+final class AssertValidTests: XCTestCase {
+    func testAssertValidPassesOnAValidContainer() {
+        assertValid(makeValidContainer())
+    }
+
+    func testAssertValidPassesWhenThereAreOnlyWarnings() {
+        let container = makeContainerWithOnlyWarnings()
+        let report = container.validationReport()
+        XCTAssertTrue(report.isValid)
+        XCTAssertTrue(report.problems.contains { $0.severity == .warning }, "the fixture should have a warning")
+
+        assertValid(container)
+    }
+}
+
+// MARK: - Swift Testing: expectValid
+
+struct ExpectValidTests {
+    @Test func expectValidRecordsAnIssueWithTheWholeReportOnAnInvalidContainer() {
+        let container = makeInvalidContainer()
+        let errors = errorDescriptions(of: container)
+        #expect(errors.count == 2, "the fixture should have two errors: \(errors)")
+        var returned: ValidationReport?
+
+        withKnownIssue("expectValid must record the report of an invalid container") {
+            returned = expectValid(container)
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined(separator: "\n")
+            return !errors.isEmpty && errors.allSatisfy { text.contains($0) } && text.contains("the factory exploded")
+        }
+
+        #expect(returned?.isValid == false, "expectValid must return the report")
+        #expect(returned?.problems.count == errors.count)
+    }
+
+    @Test func expectValidRecordsTheIssueAtTheCallersLocation() {
+        let container = makeInvalidContainer()
+        let location = Cell<SourceLocation>()
+        var callLine = 0
+
+        withKnownIssue {
+            callLine = #line
+            expectValid(container)
+        } matching: { issue in
+            location.value = issue.sourceLocation
+            return true
+        }
+
+        #expect(location.value?.line == callLine + 1)
+        #expect(location.value?.fileID == #fileID)
+    }
+
+    @Test func expectValidPassesOnAValidContainerAndReturnsTheReport() {
+        let report = expectValid(makeValidContainer())
+        #expect(report.isValid)
+        #expect(report.problems.isEmpty)
+        #expect(report.checkedCount == 2)
+    }
+
+    @Test func expectValidPassesWhenThereAreOnlyWarnings() {
+        let report = expectValid(makeContainerWithOnlyWarnings())
+        #expect(report.isValid)
+        #expect(report.problems.contains { $0.severity == .warning }, "the fixture should have a warning")
+    }
+}

@@ -1,0 +1,349 @@
+import Dispatch
+import Foundation
+import InjectTesting
+import Testing
+
+// A wrapper's container is an argument of its attribute, so the holder needs its container at declaration: this one
+// is used by `propertyWrappersSeeTheOverrides` only.
+private let wrapperContainer = DIContainer()
+
+private final class WrapperHolder: @unchecked Sendable {
+    // @unchecked: the wrappers are never reassigned, and `LazyInjected` synchronises its own first read.
+    @Injected(container: wrapperContainer) var injected: Widget
+    @LazyInjected(container: wrapperContainer) var lazy: Widget
+    @WeakInjected(container: wrapperContainer) var weakly: Widget?
+    @OptionalInjected(container: wrapperContainer) var optional: OnlyOverridden?
+}
+
+/// `withOverrides(in:_:operation:)`, synchronous and asynchronous: the override wins inside, reaches child
+/// containers and property wrappers, has fresh caches, leaves nothing behind, and nests.
+struct WithOverridesTests {
+    /// A container with `Widget` (serial 0) and a `Gadget` built from the `Widget` of the resolve.
+    private func makeContainer() -> DIContainer {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: 0) }
+        container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+        return container
+    }
+
+    // MARK: the override wins
+
+    @Test func overrideWinsInsideASynchronousOperation() throws {
+        let container = makeContainer()
+
+        let (widget, gadget) = try withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            (container.resolve(Widget.self).serial, try container.resolveThrowing(Gadget.self).widget.serial)
+        }
+
+        #expect(widget == 1)
+        #expect(gadget == 1, "a dependency resolved by the container's own factory must get the override")
+        #expect(container.resolve(Widget.self).serial == 0, "the override outlived the operation")
+    }
+
+    @Test func overrideWinsInsideAnAsynchronousOperationAcrossSuspensionPoints() async throws {
+        let container = makeContainer()
+
+        let seen = try await withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            var seen: [Int] = []
+            for _ in 0..<5 {
+                seen.append(container.resolve(Widget.self).serial)
+                await Task.yield()
+                try await Task.sleep(nanoseconds: 1_000_000)
+                seen.append(try container.resolveThrowing(Gadget.self).widget.serial)
+            }
+            return seen
+        }
+
+        #expect(seen == Array(repeating: 1, count: 10))
+        #expect(container.resolve(Widget.self).serial == 0, "the override outlived the operation")
+    }
+
+    @Test func overrideReachesTheChildTasksTheOperationStarts() async {
+        let container = makeContainer()
+
+        let seen = await withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            async let first = container.resolve(Widget.self).serial
+            let second = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { container.resolve(Widget.self).serial }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            let third = await Task { container.resolve(Widget.self).serial }.value
+            return await [first] + second + [third]
+        }
+
+        #expect(seen == Array(repeating: 1, count: 6))
+    }
+
+    @Test func overrideCanAddAServiceTheContainerDoesNotHave() {
+        let container = makeContainer()
+
+        let tag = withOverrides(in: container) {
+            $0.register(OnlyOverridden.self) { OnlyOverridden(tag: "override") }
+        } operation: {
+            container.optional(OnlyOverridden.self)?.tag
+        }
+
+        #expect(tag == "override")
+        #expect(container.optional(OnlyOverridden.self) == nil, "the override's registration outlived the operation")
+    }
+
+    @Test func operationsResultIsReturnedAndItsErrorRethrown() {
+        let container = makeContainer()
+
+        let result = withOverrides(in: container, { _ in }, operation: { "result" })
+        #expect(result == "result")
+
+        #expect(throws: FixtureError(text: "thrown inside")) {
+            try withOverrides(in: container) {
+                $0.register(Widget.self) { Widget(serial: 1) }
+            } operation: {
+                #expect(container.resolve(Widget.self).serial == 1)
+                throw FixtureError(text: "thrown inside")
+            }
+        }
+        #expect(container.resolve(Widget.self).serial == 0, "the override outlived an operation that threw")
+    }
+
+    @Test func overrideIsGoneAfterAnAsynchronousOperationThrows() async {
+        let container = makeContainer()
+
+        await #expect(throws: FixtureError(text: "thrown inside")) {
+            try await withOverrides(in: container) {
+                $0.register(Widget.self) { Widget(serial: 1) }
+            } operation: {
+                await Task.yield()
+                throw FixtureError(text: "thrown inside")
+            }
+        }
+        #expect(container.resolve(Widget.self).serial == 0, "the override outlived an operation that threw")
+    }
+
+    // MARK: reach
+
+    @Test func overrideReachesChildContainersMadeBeforeAndInside() {
+        let container = makeContainer()
+        let childBefore = container.makeChild()
+        let grandchild = childBefore.makeChild()
+
+        let seen = withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            let childInside = DIContainer(parent: container)
+            return [
+                childBefore.resolve(Widget.self).serial,
+                grandchild.resolve(Widget.self).serial,
+                childInside.resolve(Widget.self).serial,
+                childInside.resolve(Gadget.self).widget.serial,
+            ]
+        }
+
+        #expect(seen == [1, 1, 1, 1])
+        #expect(childBefore.resolve(Widget.self).serial == 0)
+        #expect(grandchild.resolve(Widget.self).serial == 0)
+    }
+
+    @Test func overrideDoesNotReachOtherContainersOrTheParent() {
+        let parent = DIContainer()
+        parent.register(Widget.self) { Widget(serial: 10) }
+        let container = parent.makeChild()
+        container.register(Widget.self) { Widget(serial: 0) }
+        let unrelated = DIContainer()
+        unrelated.register(Widget.self) { Widget(serial: 20) }
+
+        let seen = withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            [
+                container.resolve(Widget.self).serial, parent.resolve(Widget.self).serial,
+                unrelated.resolve(Widget.self).serial,
+            ]
+        }
+
+        #expect(seen == [1, 10, 20])
+    }
+
+    @Test func propertyWrappersSeeTheOverrides() {
+        wrapperContainer.register(Widget.self) { Widget(serial: 0) }.scope(.singleton)
+
+        let seen = withOverrides(in: wrapperContainer) {
+            $0.register(Widget.self) { Widget(serial: 1) }.scope(.singleton)
+            $0.register(OnlyOverridden.self) { OnlyOverridden(tag: "override") }
+        } operation: {
+            let holder = WrapperHolder()
+            return (holder.injected.serial, holder.lazy.serial, holder.weakly?.serial, holder.optional?.tag)
+        }
+
+        #expect(seen.0 == 1, "@Injected")
+        #expect(seen.1 == 1, "@LazyInjected")
+        #expect(seen.2 == 1, "@WeakInjected")
+        #expect(seen.3 == "override", "@OptionalInjected")
+
+        let after = WrapperHolder()
+        #expect(after.injected.serial == 0)
+        #expect(after.lazy.serial == 0)
+        #expect(after.optional == nil)
+    }
+
+    // MARK: caches
+
+    @Test(arguments: [Scope.singleton, .cached, .scoped, .custom("session")])
+    func cachesAreFreshInsideAndTheContainersAreBackAfter(scope: Scope) {
+        let made = Counter()
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: made.increment()) }.scope(scope)
+        let before = container.resolve(Widget.self)
+
+        let inside = withOverrides(in: container) {
+            $0.register(OnlyOverridden.self) { OnlyOverridden(tag: "unrelated") }
+        } operation: {
+            let first = container.resolve(Widget.self)
+            let second = container.resolve(Widget.self)
+            #expect(first === second, "\(scope) is still shared inside the scope")
+            return first
+        }
+
+        #expect(inside !== before, "a \(scope) instance resolved before the scope was seen inside it")
+        #expect(container.resolve(Widget.self) === before, "the container's \(scope) instance was replaced")
+        #expect(made.value == 2)
+    }
+
+    @Test func everythingBuiltInsideIsDroppedAfter() {
+        let made = Counter()
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: made.increment()) }.scope(.singleton)
+        weak var builtInside: Widget?
+        weak var overriddenInside: OnlyOverridden?
+
+        withOverrides(in: container) {
+            $0.register(OnlyOverridden.self) { OnlyOverridden(tag: "override") }.scope(.singleton)
+        } operation: {
+            let widget = container.resolve(Widget.self)
+            let overridden = container.optional(OnlyOverridden.self)
+            #expect(overridden != nil)
+            builtInside = widget
+            overriddenInside = overridden
+            #expect(widget.serial == 1)
+        }
+
+        #expect(builtInside == nil, "the container's singleton built inside the scope survived it")
+        #expect(overriddenInside == nil, "the override's singleton survived the scope")
+        #expect(container.resolve(Widget.self).serial == 2, "the singleton built inside was kept by the container")
+        #expect(!container.isRegistered(OnlyOverridden.self))
+    }
+
+    // MARK: nesting
+
+    @Test func nestedOverridesInnerWinsAndOuterIsBackAfter() {
+        let container = makeContainer()
+
+        let seen = withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+            $0.register(OnlyOverridden.self) { OnlyOverridden(tag: "outer") }
+        } operation: {
+            var seen = [container.resolve(Widget.self).serial]
+            let inner = withOverrides(in: container) {
+                $0.register(Widget.self) { Widget(serial: 2) }
+            } operation: {
+                (container.resolve(Widget.self).serial, container.optional(OnlyOverridden.self)?.tag)
+            }
+            #expect(inner.1 == "outer", "the outer override that the inner one does not replace must still apply")
+            seen.append(inner.0)
+            seen.append(container.resolve(Widget.self).serial)
+            return seen
+        }
+
+        #expect(seen == [1, 2, 1])
+        #expect(container.resolve(Widget.self).serial == 0)
+    }
+
+    @Test func nestedAsynchronousOverridesInnerWinsAndOuterIsBackAfter() async {
+        let container = makeContainer()
+
+        let seen = await withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            var seen = [container.resolve(Widget.self).serial]
+            let inner = await withOverrides(in: container) {
+                $0.register(Widget.self) { Widget(serial: 2) }
+            } operation: {
+                await Task.yield()
+                return container.resolve(Widget.self).serial
+            }
+            seen.append(inner)
+            await Task.yield()
+            seen.append(container.resolve(Widget.self).serial)
+            return seen
+        }
+
+        #expect(seen == [1, 2, 1])
+        #expect(container.resolve(Widget.self).serial == 0)
+    }
+
+    @Test func nestedOverrideOnAChildContainerStacksOnTheParentsOverride() {
+        let container = makeContainer()
+        let child = container.makeChild()
+
+        let seen = withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            withOverrides(in: child) {
+                $0.register(OnlyOverridden.self) { OnlyOverridden(tag: "child") }
+            } operation: {
+                (
+                    child.resolve(Widget.self).serial, child.optional(OnlyOverridden.self)?.tag,
+                    container.optional(OnlyOverridden.self)?.tag
+                )
+            }
+        }
+
+        #expect(seen.0 == 1)
+        #expect(seen.1 == "child")
+        #expect(seen.2 == nil, "an override of the child reached its parent")
+    }
+
+    // MARK: what the task-local does not reach
+
+    @Test func resolveOnADispatchQueueInsideTheScopeSeesTheContainersOwnRegistration() {
+        let container = makeContainer()
+
+        let seen: (queue: Int?, thread: Int?) = withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            #expect(container.resolve(Widget.self).serial == 1)
+            let queue: Int? = onDispatchQueue { container.resolve(Widget.self).serial }
+            let thread: Int? = onThread { container.resolve(Widget.self).serial }
+            return (queue, thread)
+        }
+
+        #expect(seen.queue == 0, "a resolve on a DispatchQueue saw the task's override (or timed out: nil)")
+        #expect(seen.thread == 0, "a resolve on a Thread saw the task's override (or timed out: nil)")
+    }
+
+    @Test func factorysResolverHandedToAnotherThreadKeepsTheOverrides() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: 0) }
+        // The factory resolves its dependency on another thread, through its resolver, and waits for it.
+        container.register(Gadget.self) { r in
+            let widget = onThread { Result { try r.resolve(Widget.self) } }
+            guard let widget else { throw FixtureError(text: "the resolve on the other thread timed out") }
+            return Gadget(widget: try widget.get())
+        }
+
+        let seen = try withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            try container.resolveThrowing(Gadget.self).widget.serial
+        }
+
+        #expect(seen == 1, "the resolver lost the overrides on the other thread")
+        #expect(try container.resolveThrowing(Gadget.self).widget.serial == 0)
+    }
+}
