@@ -23,12 +23,18 @@ let package = Package(
         .target(name: "Inject", dependencies: ["CInjectShims"], swiftSettings: swiftSettings),
         .target(name: "InjectTesting", dependencies: ["Inject"], swiftSettings: swiftSettings),
         .executableTarget(name: "InjectDemo", dependencies: ["Inject"], swiftSettings: swiftSettings),
+        // Helpers the test targets share (time-outs that fail instead of hanging, threads released at once).
+        .target(name: "InjectTestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
         .testTarget(
             name: "InjectTests",
-            dependencies: ["Inject", "InjectTesting", "InjectDemo"],
+            dependencies: ["Inject", "InjectTesting", "InjectDemo", "InjectTestSupport"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "InjectTestingTests", dependencies: ["InjectTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "InjectTestingTests",
+            dependencies: ["InjectTesting", "InjectTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // Type-checks every ```swift block of the README and Docs/ against the modules just built.
         .testTarget(
             name: "DocsSnippetsTests",

@@ -59,17 +59,7 @@ extension DIContainer {
         line: UInt = #line,
         factory: @escaping @Sendable () throws -> T
     ) -> Registration<T> {
-        add(
-            Entry<T>(
-                name: name,
-                scope: .graph,
-                file: file,
-                line: line,
-                owner: self,
-                factoryKind: .plain,
-                make: { _ in try factory() }
-            )
-        )
+        register(type, name: name, file: file, line: line) { _ in try factory() }
     }
 
     /// Registers a factory that takes one runtime argument; use a tuple for several.

@@ -1,4 +1,5 @@
 import Foundation
+import InjectTestSupport
 import InjectTesting
 import Testing
 
@@ -123,20 +124,5 @@ struct Compiler {
         } catch {
             return "could not run swiftc: \(error)"
         }
-    }
-}
-
-/// Values many threads append to.
-final class Collector<Element>: @unchecked Sendable {
-    // @unchecked: `elements` is only touched under `lock`.
-    private let lock = NSLock()
-    private var elements: [Element] = []
-
-    var values: [Element] {
-        lock.withLock { elements }
-    }
-
-    func append(_ element: Element) {
-        lock.withLock { elements.append(element) }
     }
 }

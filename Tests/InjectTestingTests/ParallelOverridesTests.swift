@@ -1,4 +1,5 @@
 import Foundation
+import InjectTestSupport
 import InjectTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import InjectTestSupport
 import InjectTesting
 import XCTest
 

@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import Testing
 
 private final class NetworkClient: Sendable {}

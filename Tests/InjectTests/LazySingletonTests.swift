@@ -1,5 +1,6 @@
 import Dispatch
 import Inject
+import InjectTestSupport
 import Testing
 
 struct LazySingletonTests {

@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import InjectTesting
 import Testing
 

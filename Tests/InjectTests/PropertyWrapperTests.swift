@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import Testing
 
 /// Only the test of the wrappers' default container registers under this name, in `DIContainer.shared`.

@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import Testing
 
 /// A main-actor type, like a view model.

@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import Testing
 
 /// Two services built in one resolve, to see whether they share a dependency.

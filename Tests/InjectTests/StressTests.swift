@@ -1,5 +1,6 @@
 import Foundation
 import Inject
+import InjectTestSupport
 import InjectTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Inject
+import InjectTestSupport
 import Testing
 
 /// The reason Inject exists: no container-wide lock around factories, singletons built once under contention,
@@ -53,54 +54,40 @@ struct ThreadSafetyTests {
         container.register { Other() }.scope(.singleton)
         container.register(Service.self) { r in
             // Hand work to another thread and block until it is done: the deadlock of a global resolve lock.
-            let resolved = Cell<Other>()
-            let done = DispatchSemaphore(value: 0)
-            Thread {
-                resolved.value = container.resolve(Other.self)
-                done.signal()
-            }.start()
-            guard done.wait(timeout: .now() + 5) == .success, resolved.value != nil else {
-                throw TimedOut()
-            }
+            guard onThread(within: 5, { container.resolve(Other.self) }) != nil else { throw TimedOut() }
             return Service()
         }.scope(scope)
 
-        let failure = Cell<String>()
-        finishes(within: 15, "a factory that waits on another thread's resolve") {
-            do {
-                _ = try container.resolveThrowing(Service.self)
-            } catch {
-                failure.value = String(describing: error)
-            }
-        }
-        #expect(failure.value == nil)
+        #expect(failure(resolving: Service.self, from: container, "a factory that waits on another thread") == nil)
     }
 
     @Test func factoryWaitingOnAThreadThatUsesItsResolverCompletes() {
         let container = DIContainer()
         container.register { Other() }.scope(.singleton)
         container.register(Service.self) { r in
-            let resolved = Cell<Other>()
-            let done = DispatchSemaphore(value: 0)
-            Thread {
-                resolved.value = try? r.resolve(Other.self)
-                done.signal()
-            }.start()
-            guard done.wait(timeout: .now() + 5) == .success, resolved.value != nil else {
-                throw TimedOut()
-            }
+            guard onThread(within: 5, { (try? r.resolve(Other.self)) != nil }) == true else { throw TimedOut() }
             return Service()
         }
 
+        #expect(failure(resolving: Service.self, from: container, "a factory using its resolver on a thread") == nil)
+    }
+
+    /// What resolving `type` threw, in words, or `nil`; a resolve that hangs fails the test by time-out.
+    private func failure<T>(
+        resolving type: T.Type,
+        from container: DIContainer,
+        _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String? {
         let failure = Cell<String>()
-        finishes(within: 15, "a factory whose resolver is used on another thread") {
+        finishes(within: 15, what, sourceLocation: sourceLocation) {
             do {
-                _ = try container.resolveThrowing(Service.self)
+                _ = try container.resolveThrowing(T.self)
             } catch {
                 failure.value = String(describing: error)
             }
         }
-        #expect(failure.value == nil)
+        return failure.value
     }
 
     @Test func thousandConcurrentFirstResolvesBuildTheSingletonOnce() {
@@ -133,25 +120,10 @@ struct ThreadSafetyTests {
             return Service()
         }.scope(scope)
         let threads = 64
-        let ready = DispatchGroup()
-        let start = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
         let instances = Collector<Service>()
-        for _ in 0..<threads {
-            ready.enter()
-            done.enter()
-            Thread {
-                ready.leave()
-                start.wait()
-                instances.append(container.resolve(Service.self))
-                done.leave()
-            }.start()
+        finishes(within: 30, "\(threads) threads resolving at once") {
+            onThreadsAtOnce(threads) { _ in instances.append(container.resolve(Service.self)) }
         }
-        #expect(ready.wait(timeout: .now() + 10) == .success)
-        for _ in 0..<threads {
-            start.signal()
-        }
-        #expect(done.wait(timeout: .now() + 20) == .success, "threads did not finish: a hang")
         let all = instances.values
         #expect(all.count == threads)
         #expect(Set(all.map(ObjectIdentifier.init)).count == 1)

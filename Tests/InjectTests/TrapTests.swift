@@ -1,5 +1,6 @@
 import Foundation
 import Inject
+import InjectTestSupport
 import Testing
 
 // Each test here runs its body in a process of its own (an exit test) and expects that process to trap. Exit test

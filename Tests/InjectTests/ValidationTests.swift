@@ -1,5 +1,6 @@
 import Foundation
 import Inject
+import InjectTestSupport
 import Testing
 
 // Services for the validation tests: each factory resolves what its type holds, so a report's paths read like an

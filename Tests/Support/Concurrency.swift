@@ -1,8 +1,9 @@
+// Helpers the test targets share: time-outs that fail a test instead of hanging it, threads released at once,
+// and small lock-protected cells. `package` access: visible to this package's targets only.
+
 import Dispatch
 import Foundation
 import Testing
-
-// Copied from Tests/InjectTests/Support/Concurrency.swift (targets do not share files), with async helpers added.
 
 /// Runs `body` on a thread of its own and waits for it at most `seconds`.
 ///
@@ -11,7 +12,7 @@ import Testing
 ///
 /// - Returns: Whether `body` finished in time.
 @discardableResult
-func finishes(
+package func finishes(
     within seconds: Double = 10,
     _ what: String,
     sourceLocation: SourceLocation = #_sourceLocation,
@@ -32,10 +33,25 @@ func finishes(
     return finished
 }
 
+/// Waits for `semaphore` at most `seconds`, recording a test failure when the time runs out.
+///
+/// - Returns: Whether the semaphore was signalled in time.
+@discardableResult
+package func waits(
+    for semaphore: DispatchSemaphore,
+    within seconds: Double = 10,
+    _ what: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    let signalled = semaphore.wait(timeout: .now() + seconds) == .success
+    #expect(signalled, "\(what) did not happen within \(seconds) s", sourceLocation: sourceLocation)
+    return signalled
+}
+
 /// Runs `body` on a global `DispatchQueue` and waits for its result at most `seconds`.
 ///
 /// - Returns: What `body` returned, or `nil` when the time ran out.
-func onDispatchQueue<Value: Sendable>(
+package func onDispatchQueue<Value: Sendable>(
     within seconds: Double = 10,
     _ body: @escaping @Sendable () -> Value
 ) -> Value? {
@@ -52,7 +68,7 @@ func onDispatchQueue<Value: Sendable>(
 /// Runs `body` on a `Thread` of its own and waits for its result at most `seconds`.
 ///
 /// - Returns: What `body` returned, or `nil` when the time ran out.
-func onThread<Value: Sendable>(
+package func onThread<Value: Sendable>(
     within seconds: Double = 10,
     _ body: @escaping @Sendable () -> Value
 ) -> Value? {
@@ -70,7 +86,7 @@ func onThread<Value: Sendable>(
 /// Polls `condition` every few milliseconds, suspending in between, until it holds or `seconds` have passed.
 ///
 /// - Returns: Whether `condition` held in time.
-func eventually(within seconds: Double = 20, _ condition: @Sendable () -> Bool) async -> Bool {
+package func eventually(within seconds: Double = 20, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1_000_000_000)
     while !condition() {
         if DispatchTime.now().uptimeNanoseconds > deadline {
@@ -82,17 +98,19 @@ func eventually(within seconds: Double = 20, _ condition: @Sendable () -> Bool) 
 }
 
 /// A counter many threads can bump.
-final class Counter: @unchecked Sendable {
+package final class Counter: @unchecked Sendable {
     // @unchecked: `count` is only touched under `lock`.
     private let lock = NSLock()
     private var count = 0
 
-    var value: Int {
+    package init() {}
+
+    package var value: Int {
         lock.withLock { count }
     }
 
     @discardableResult
-    func increment() -> Int {
+    package func increment() -> Int {
         lock.withLock {
             count += 1
             return count
@@ -101,32 +119,90 @@ final class Counter: @unchecked Sendable {
 }
 
 /// A value many threads can store into once and read.
-final class Cell<Value>: @unchecked Sendable {
+package final class Cell<Value>: @unchecked Sendable {
     // @unchecked: `stored` is only touched under `lock`.
     private let lock = NSLock()
     private var stored: Value?
 
-    init(_ value: Value? = nil) {
+    package init(_ value: Value? = nil) {
         stored = value
     }
 
-    var value: Value? {
+    package var value: Value? {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
 }
 
 /// Values many threads append to.
-final class Collector<Element>: @unchecked Sendable {
+package final class Collector<Element>: @unchecked Sendable {
     // @unchecked: `elements` is only touched under `lock`.
     private let lock = NSLock()
     private var elements: [Element] = []
 
-    var values: [Element] {
+    package init() {}
+
+    package var values: [Element] {
         lock.withLock { elements }
     }
 
-    func append(_ element: Element) {
+    package func append(_ element: Element) {
         lock.withLock { elements.append(element) }
+    }
+}
+
+/// Runs `body` on `count` threads of their own, released together from a barrier, and returns when all are done.
+///
+/// Not `DispatchQueue.concurrentPerform`: its width is capped at the number of cores (two on CI), so a barrier of 64
+/// iterations would never open and the iterations would never really overlap. Call it inside
+/// `finishes(within:_:_:)` so that a hang fails the test.
+package func onThreadsAtOnce(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        let thread = Thread {
+            ready.signal()
+            go.wait()
+            body(index)
+            done.leave()
+        }
+        thread.start()
+    }
+    for _ in 0..<count {
+        ready.wait()
+    }
+    for _ in 0..<count {
+        go.signal()
+    }
+    done.wait()
+}
+
+/// Counts the threads that have arrived and opens when the last of `expected` does, so that a factory can hold
+/// its build until every thread is asking for the same instance.
+package final class Arrivals: Sendable {
+    private let counter = Counter()
+    private let everyone = DispatchSemaphore(value: 0)
+    private let expected: Int
+
+    package init(expected: Int) {
+        self.expected = expected
+    }
+
+    /// Marks one thread as arrived.
+    package func arrive() {
+        if counter.increment() == expected {
+            everyone.signal()
+        }
+    }
+
+    /// Waits until every thread has arrived, at most `seconds`; returns whether they all did.
+    package func waitForEveryone(within seconds: Double = 20) -> Bool {
+        let arrived = everyone.wait(timeout: .now() + seconds) == .success
+        if arrived {
+            everyone.signal()  // let a later waiter through too
+        }
+        return arrived
     }
 }
