@@ -165,4 +165,43 @@ struct ErrorMessageTests {
 
         #expect(try container.resolveThrowing(APIClient.self) === container.resolve(APIClient.self))
     }
+
+    final class MaybeWidget: Sendable {
+        let widget: Widget?
+
+        init(widget: Widget?) {
+            self.widget = widget
+        }
+    }
+
+    @Test func anOptionalDependencyThatIsNotRegisteredSuggestsOptional() throws {
+        let container = DIContainer()
+        container.register { r in MaybeWidget(widget: try r.resolve()) }  // infers Widget?
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(MaybeWidget.self)
+        }
+
+        #expect(error.kind == .notRegistered)
+        #expect(error.description.contains("optional(Widget.self)"))
+        #expect(error.description.contains("register Widget"))
+    }
+
+    final class Holder: @unchecked Sendable {
+        // @unchecked: set once, by resolveProperties, before the instance is handed out.
+        var logger: Logger?
+    }
+
+    @Test func aResolvePropertiesClosureThatAsksIsNamedAsTheAsker() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register { Holder() }.resolveProperties { r, holder in holder.logger = try r.resolve() }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(Holder.self)
+        }
+
+        #expect(error.description.contains("asked by: Holder's resolveProperties closure, registered at"))
+        #expect(error.registration == "\(#fileID):\(line)")
+    }
 }

@@ -28,10 +28,13 @@ extension ResolutionContext {
 
     /// The registration whose factory is asking now, as details and a `file:line`.
     private var asker: (details: [String], location: String?) {
-        guard let entry = frames.last?.entry else {
+        guard let frame = frames.last else {
             return (["asked by: a resolve call outside any factory"], nil)
         }
-        return (["asked by: \(entry.label)'s factory, registered at \(entry.location)"], entry.location)
+        // Once the factory has returned, the frame's resolveProperties closure is what asks.
+        let closure = frame.inProgress == nil ? "factory" : "resolveProperties closure"
+        let entry = frame.entry
+        return (["asked by: \(entry.label)'s \(closure), registered at \(entry.location)"], entry.location)
     }
 
     func notRegistered(_ type: Any.Type, name: DIContainer.Name?, through container: DIContainer) -> ResolutionError {
@@ -44,6 +47,15 @@ extension ResolutionContext {
         }
         let request = Describe.request(type, name)
         let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
+        var fix = "register \(request) in this container or one of its parents\(alternatives)."
+        if let wrapped = (type as? any OptionalService.Type)?.wrappedType {
+            // `let x: W? = r.resolve()` asks for `W?`, which falls back to `W`; neither is registered.
+            let wrappedRequest = Describe.request(wrapped, name)
+            fix = """
+                register \(wrappedRequest) (a request for \(Describe.type(type)) falls back to it), or call \
+                optional(\(Describe.type(wrapped)).self) where nil is an answer.
+                """
+        }
         return ResolutionError(
             kind: .notRegistered,
             service: label,
@@ -51,7 +63,7 @@ extension ResolutionContext {
             registration: asker.location,
             headline: "nothing is registered for \(request).",
             details: details,
-            fix: "register \(request) in this container or one of its parents\(alternatives)."
+            fix: fix
         )
     }
 

@@ -269,6 +269,9 @@ extension ResolutionContext {
 
 /// Lets a request for `W?` that has no registration of its own resolve `W`.
 protocol OptionalService {
+    /// The type the optional wraps.
+    static var wrappedType: Any.Type { get }
+
     /// The wrapped type's instance as `Self`, or `nil` when the wrapped type is not registered either.
     static func resolveWrapped(
         in context: ResolutionContext,
@@ -279,6 +282,8 @@ protocol OptionalService {
 }
 
 extension Optional: OptionalService {
+    static var wrappedType: Any.Type { Wrapped.self }
+
     static func resolveWrapped(
         in context: ResolutionContext,
         name: DIContainer.Name?,
