@@ -250,6 +250,7 @@ extension DIContainer {
             }
             let slot = InstanceSlot<T>(service: entry.serviceType, name: entry.name)
             state.scopedSlots[key] = slot
+            entry.markScopedSlotMade()
             return slot
         }
     }

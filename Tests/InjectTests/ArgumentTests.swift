@@ -103,6 +103,7 @@ struct ArgumentTests {
 
     @Test func anArgumentOfTheWrongTypeInsideAFactoryIsReportedToo() throws {
         let container = makeContainer()
+        let line = #line + 1
         container.register(NoteScreen.self) { r in
             NoteScreen(editor: try r.resolve(argument: "not a note id"))
         }
@@ -114,6 +115,8 @@ struct ArgumentTests {
         #expect(error.kind == .argumentMismatch)
         #expect(error.description.contains("NoteID"))
         #expect(error.description.contains("String"))
+        #expect(error.description.contains("asked by: NoteScreen's factory"))
+        #expect(error.registration == "\(#fileID):\(line)", "the registration whose factory passed the argument")
     }
 
     @Test func resolvingAnArgumentRegistrationWithoutAnArgumentIsAnError() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Inject
 import Testing
 
@@ -33,5 +34,17 @@ struct GraphRenderingTests {
 
         #expect(svg.contains("<svg"))
         #expect(svg.contains("missing: Double"))
+    }
+
+    @Test func readmeShowsTheDemosCurrentGraph() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let mermaid = makeSession(for: "validation", in: Self.demoApp).validationReport().mermaid()
+
+        #expect(
+            readme.contains("```mermaid\n" + mermaid + "```"),
+            "README.md's graph is stale: paste `swift run inject-demo --graph mermaid` into it"
+        )
     }
 }

@@ -134,6 +134,18 @@ struct TrapTests {
         #expect(stderr.contains("argument"))
     }
 
+    @Test func changingTheScopeOfAScopedServiceAChildAlreadyResolvedTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            let registration = container.register(Widget.self) { Widget() }.scope(.scoped)
+            _ = container.makeChild().resolve(Widget.self)
+            registration.scope(.singleton)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("after its .scoped instance was already asked for"))
+    }
+
     @Test func lazySingletonValueTrapsWhenMakeThrows() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let lazy = LazySingleton<Int> { throw FixtureError(text: "the configuration is unreadable") }

@@ -93,7 +93,9 @@ class EntryBase: @unchecked Sendable {
         static let properties = 4
         /// The validation sample's ``ArgumentBox``, retained.
         static let sample = 5
-        static let count = 6
+        /// Non-null once a container made a `.scoped` slot for this entry (a mark, not a pointer).
+        static let scopedMark = 6
+        static let count = 7
     }
 
     init(
@@ -156,9 +158,16 @@ class EntryBase: @unchecked Sendable {
         c_inject_store_release(cells + Cell.scope, UnsafeMutableRawPointer(bitPattern: scope.code))
     }
 
-    /// Whether a shared instance was made or asked for: after that, changing the scope would be ignored.
+    /// Whether a shared instance was made or asked for, here or, for `.scoped`, in any container: after that,
+    /// changing the scope would be ignored.
     var hasSharedInstance: Bool {
         publishedStorage != nil || c_inject_load_acquire(cells + Cell.slot) != nil
+            || c_inject_load_acquire(cells + Cell.scopedMark) != nil
+    }
+
+    /// Records that a container made a `.scoped` slot for this entry.
+    func markScopedSlotMade() {
+        c_inject_store_release(cells + Cell.scopedMark, UnsafeMutableRawPointer(bitPattern: 1))
     }
 
     /// Whether a `resolveProperties` closure is set: one load, no metadata for the closure's box.

@@ -210,15 +210,21 @@ extension ResolutionContext {
         switch error {
         case let mismatch as ArgumentTypeMismatch:
             let expected = Describe.type(mismatch.expected)
+            // The entry is on top of the stack; whoever passed the argument is below it.
+            let caller = frames.dropLast().last?.entry
+            let askedBy =
+                caller.map { "asked by: \($0.label)'s factory, registered at \($0.location)" }
+                ?? "asked by: a resolve call outside any factory"
             return ResolutionError(
                 kind: .argumentMismatch,
                 service: entry.label,
                 path: path,
-                registration: entry.location,
+                registration: caller?.location ?? entry.location,
                 headline: """
                     \(entry.label), registered at \(entry.location), takes a runtime argument of type \(expected), \
                     but was given one of type \(Describe.type(mismatch.given)).
                     """,
+                details: [askedBy],
                 fix: "pass an argument of type \(expected)."
             )
         case let mismatch as ForwardedTypeMismatch:
