@@ -1,3 +1,5 @@
+import CInjectShims
+
 extension DIContainer {
     /// Registers a factory that resolves its dependencies.
     ///
@@ -24,17 +26,7 @@ extension DIContainer {
         line: UInt = #line,
         factory: @escaping @Sendable (DIResolver) throws -> T
     ) -> Registration<T> {
-        add(
-            Entry<T>(
-                name: name,
-                scope: .graph,
-                file: file,
-                line: line,
-                owner: self,
-                factoryKind: .plain,
-                make: factory
-            )
-        )
+        add(name: name, scope: .graph, file: file, line: line, factoryKind: .plain, make: factory)
     }
 
     /// Registers a factory without dependencies.
@@ -98,9 +90,7 @@ extension DIContainer {
             return try factory(resolver, typed)
         }
         let kind = EntryBase.FactoryKind.argument(expected: Argument.self)
-        return add(
-            Entry<T>(name: name, scope: .transient, file: file, line: line, owner: self, factoryKind: kind, make: make)
-        )
+        return add(name: name, scope: .transient, file: file, line: line, factoryKind: kind, make: make)
     }
 
     /// Registers a factory for a `@MainActor` type, such as a view model or a coordinator.
@@ -129,17 +119,7 @@ extension DIContainer {
         mainActorFactory: @escaping @MainActor @Sendable (DIResolver) throws -> T
     ) -> Registration<T> {
         let make: Entry<T>.Make = { resolver in try MainActorFactory.run(mainActorFactory, resolver) }
-        return add(
-            Entry<T>(
-                name: name,
-                scope: .graph,
-                file: file,
-                line: line,
-                owner: self,
-                factoryKind: .mainActor,
-                make: make
-            )
-        )
+        return add(name: name, scope: .graph, file: file, line: line, factoryKind: .mainActor, make: make)
     }
 
     /// Registers the services of each module, in order.
@@ -173,10 +153,26 @@ extension DIContainer {
 }
 
 extension DIContainer {
-    /// Publishes a new registration's entry and returns its options. Inlinable, so that the `Registration` of a
-    /// call whose result is discarded is never allocated.
+    /// Publishes a new registration and returns its options. Inlinable, so that clients specialise it and make the
+    /// entry with `Entry<T>`'s metadata at hand, instead of looking it up per registration.
     @inlinable
-    func add<T>(_ entry: Entry<T>) -> Registration<T> {
+    func add<T>(
+        name: Name?,
+        scope: Scope,
+        file: StaticString,
+        line: UInt,
+        factoryKind: EntryBase.FactoryKind,
+        make: @escaping Entry<T>.Make
+    ) -> Registration<T> {
+        let entry = Entry<T>(
+            name: name,
+            scope: scope,
+            file: file,
+            line: line,
+            owner: self,
+            factoryKind: factoryKind,
+            make: make
+        )
         publishRegistration(entry)
         return Registration(container: self, entry: entry)
     }
@@ -190,26 +186,23 @@ extension DIContainer {
     ///
     /// - Parameter action: What the caller is doing, for the message when the container is sealed.
     func publish(_ entry: EntryBase, action: @autoclosure () -> String) {
-        enum Outcome {
-            case published(replaced: EntryBase?)
-            case sealed
-        }
-        let outcome: Outcome = state.withLock { state in
+        let added = Unmanaged.passUnretained(entry)
+        // Unretained references throughout: the table and the entries are owned by `state` and retired, never freed,
+        // while the container lives; retaining each would cost atomic operations on every registration.
+        let outcome: PublishOutcome = state.withLock { state in
             guard !state.isSealed else { return .sealed }
-            var table = self.table
-            let existing = table.find(entry.key)
-            if existing == nil, (state.keyCount + 1) * 2 > table.capacity {
-                let bigger = EntryTable(capacity: table.capacity * 2)
-                for current in table.entries() {
-                    _ = bigger.store(current)
-                }
+            var table = Unmanaged<EntryTable>.fromOpaque(c_inject_load_acquire(tableCell).unsafelyUnwrapped)
+            let existing = table._withUnsafeGuaranteedRef { $0.findUnretained(entry.key) }
+            if existing == nil, (state.keyCount + 1) * 2 > table._withUnsafeGuaranteedRef(\.capacity) {
+                let bigger = EntryTable(capacity: table._withUnsafeGuaranteedRef(\.capacity) * 2)
+                table._withUnsafeGuaranteedRef { $0.copy(into: bigger) }
                 if let retired = tableCell.replaceObject(with: bigger, as: EntryTable.self) {
                     state.retiredTables.append(retired)
                 }
-                table = bigger
+                table = Unmanaged.passUnretained(bigger)
             }
             state.entries.append(entry)
-            if table.store(entry) {
+            if table._withUnsafeGuaranteedRef({ $0.store(added) }) {
                 state.keyCount += 1
             }
             return .published(replaced: existing)
@@ -218,14 +211,21 @@ extension DIContainer {
         case .sealed:
             sealedTrap(action(), at: entry.location)
         case .published(let replaced):
-            // Outside the lock: dropping an instance can run its deinit, which is user code.
-            replaced?.dropCachedInstance()
+            // Outside the lock: dropping an instance can run its deinit, which is user code. The replaced entry
+            // stays alive in `state.entries`.
+            replaced?._withUnsafeGuaranteedRef { $0.dropCachedInstance() }
         }
+    }
+
+    /// What ``publish(_:action:)`` did, to act on outside the lock.
+    private enum PublishOutcome {
+        case published(replaced: Unmanaged<EntryBase>?)
+        case sealed
     }
 
     /// Traps when the container is sealed, for a registration option.
     func checkNotSealed(for action: @autoclosure () -> String, at location: @autoclosure () -> String) {
-        if isSealed {
+        if c_inject_load_acquire(tableCell + 1) != nil {
             sealedTrap(action(), at: location())
         }
     }

@@ -68,10 +68,15 @@ extension DIContainer {
         var result: [(DIContainer, EntryBase)] = []
         var current: DIContainer? = self
         while let container = current {
-            let entries = container.table.entries().sorted {
-                ("\($0.file)", $0.line, $0.label) < ("\($1.file)", $1.line, $1.label)
+            // Sort keys made once per entry; the label (a type's description, not cheap) only breaks ties, such as
+            // an `implements` forward on the line of its registration.
+            let keyed = container.table.entries().map { (file: "\($0.file)", line: $0.line, entry: $0) }
+            let sorted = keyed.sorted { lhs, rhs in
+                if lhs.file != rhs.file { return lhs.file < rhs.file }
+                if lhs.line != rhs.line { return lhs.line < rhs.line }
+                return lhs.entry.label < rhs.entry.label
             }
-            result += entries.map { (container, $0) }
+            result += sorted.map { (container, $0.entry) }
             current = container.parent
         }
         return result

@@ -31,7 +31,8 @@ public final class DIContainer: @unchecked Sendable {
     /// `parent`, unretained, for the hot path; the strong `parent` keeps it alive.
     let parentRef: Unmanaged<DIContainer>?
 
-    /// Holds the current ``EntryTable``, read without a lock.
+    /// `[0]`: the current ``EntryTable``, read without a lock; `[1]`: non-null once sealed, read without a lock by
+    /// registration options (`State.isSealed` is the flag `register` checks under the lock).
     let tableCell: ReferenceCell
 
     let state: Locked<State>
@@ -55,13 +56,14 @@ public final class DIContainer: @unchecked Sendable {
     public init(parent: DIContainer? = nil) {
         self.parent = parent
         self.parentRef = parent.map { Unmanaged.passUnretained($0) }
-        self.tableCell = ReferenceCells.allocate(1)
+        self.tableCell = ReferenceCells.allocate(2)
         self.state = Locked(State())
         _ = tableCell.publishOnce(EntryTable(capacity: 16))
     }
 
     deinit {
-        ReferenceCells.deallocate(tableCell, count: 1)
+        tableCell.releaseObject()
+        ReferenceCells.free(tableCell, count: 2)
     }
 
     /// Makes a child container: the same as `DIContainer(parent: self)`.
@@ -90,7 +92,10 @@ public final class DIContainer: @unchecked Sendable {
     /// Seal the root after the composition root has run, so that no code path changes the wiring later. Children
     /// of a sealed container are not sealed.
     public func seal() {
-        state.withLock { $0.isSealed = true }
+        state.withLock { state in
+            state.isSealed = true
+            c_inject_store_release(tableCell + 1, UnsafeMutableRawPointer(bitPattern: 1))
+        }
     }
 
     /// Whether ``seal()`` was called.

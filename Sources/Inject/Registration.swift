@@ -11,10 +11,10 @@
 /// option on a registration that a later `register` of the same type and name has replaced changes nothing that
 /// resolves. On a sealed container an option traps, like `register`.
 public final class Registration<T> {
-    let container: DIContainer
-    let entry: Entry<T>
+    @usableFromInline let container: DIContainer
+    @usableFromInline let entry: Entry<T>
 
-    @usableFromInline
+    @inlinable
     init(container: DIContainer, entry: Entry<T>) {
         self.container = container
         self.entry = entry
@@ -25,8 +25,17 @@ public final class Registration<T> {
     /// - Parameter scope: The scope. A registration that takes a runtime argument can only be
     ///   ``Scope/transient``: anything else traps, because an instance built from one caller's argument must not be
     ///   handed to another caller.
+    @inlinable
     @discardableResult
     public func scope(_ scope: Scope) -> Self {
+        // Inlinable, and the work in a static function, so that `self` does not escape: in a chain whose result is
+        // discarded, the Registration is never allocated.
+        Self.apply(scope, to: entry, in: container)
+        return self
+    }
+
+    @usableFromInline
+    static func apply(_ scope: Scope, to entry: Entry<T>, in container: DIContainer) {
         if entry.takesArgument, scope != .transient {
             fatalError(
                 """
@@ -39,7 +48,7 @@ public final class Registration<T> {
             )
         }
         container.checkNotSealed(for: "Registration.scope(\(scope)) on \(entry.label)", at: entry.location)
-        if scope != entry.scope, entry.hasSharedInstance {
+        if scope.code != entry.scopeCode, entry.hasSharedInstance {
             fatalError(
                 """
                 Inject: Registration.scope(\(scope)) on \(entry.label), registered at \(entry.location), after its \
@@ -49,7 +58,6 @@ public final class Registration<T> {
             )
         }
         entry.setScope(scope)
-        return self
     }
 
     /// Forwards another type, and optionally a name, to this registration.

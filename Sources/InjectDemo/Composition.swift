@@ -14,9 +14,14 @@ struct AppModule: DIModule {
     }
 }
 
-/// The app's root container, with the app's services installed. The demo uses `DIContainer.shared`; the tests make
-/// their own.
-func makeAppContainer(_ container: DIContainer = DIContainer()) -> DIContainer {
+/// The app's root container. Property wrappers name it (a static: what a wrapper's attribute can reach); an app
+/// that registers into `DIContainer.shared` can leave the `container:` argument out.
+enum NotesApp {
+    static let container = DIContainer()
+}
+
+/// Installs the app's services into `container` and returns it.
+func makeAppContainer(_ container: DIContainer) -> DIContainer {
     container.install(AppModule())
     return container
 }

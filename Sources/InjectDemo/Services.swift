@@ -71,11 +71,11 @@ final class NotesRepository: Sendable {
 }
 
 /// The notes screen's view model: the session's repository through its initializer (its factory resolves it from
-/// the session), app-wide services through property wrappers (from `DIContainer.shared`).
+/// the session), app-wide services through property wrappers (from the app's container).
 final class NotesViewModel {
     let repository: NotesRepository
-    @Injected var analytics: Analytics
-    @OptionalInjected var featureFlags: FeatureFlags?
+    @Injected(container: NotesApp.container) var analytics: Analytics
+    @OptionalInjected(container: NotesApp.container) var featureFlags: FeatureFlags?
 
     init(repository: NotesRepository) {
         self.repository = repository

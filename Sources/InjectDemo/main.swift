@@ -3,7 +3,7 @@ import Inject
 // inject-demo: the composition root of a small notes app, validated, resolved and printed.
 // `inject-demo --graph dot|mermaid` prints the dependency graph validation saw instead.
 
-let app = makeAppContainer(DIContainer.shared)
+let app = makeAppContainer(NotesApp.container)
 app.seal()
 
 let arguments = Array(CommandLine.arguments.dropFirst())

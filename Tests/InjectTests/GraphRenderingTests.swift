@@ -6,9 +6,9 @@ import Testing
 
 /// The dependency graph of the demo's container, rendered by Graphviz: a syntax error in `dot()` fails here.
 struct GraphRenderingTests {
-    /// The demo's app container, wired as the demo wires it: into `DIContainer.shared`, which the view model's
-    /// `@Injected` properties resolve from. Only the demo's own types are registered, so no other test sees them.
-    static let demoApp = makeAppContainer(DIContainer.shared)
+    /// The demo's app container, wired as the demo wires it: into `NotesApp.container`, which the view model's
+    /// property wrappers resolve from. No other test registers there, so its graph is the demo's alone.
+    static let demoApp = makeAppContainer(NotesApp.container)
 
     @Test(.enabled(if: Graphviz.dotPath != nil, "Graphviz's dot is not installed (CI installs it): not rendered"))
     func demoContainersGraphRendersToSVG() throws {

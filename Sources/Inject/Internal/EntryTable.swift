@@ -53,17 +53,27 @@ final class EntryTable {
     /// Stores `entry` under its key, over any entry already there. Returns whether the key is new.
     ///
     /// Call only under the owning container's lock, and only while the table is at most half full.
-    func store(_ entry: EntryBase) -> Bool {
-        var index = home(of: entry.key)
+    func store(_ entry: Unmanaged<EntryBase>) -> Bool {
+        let key = entry._withUnsafeGuaranteedRef { $0.key }
+        var index = home(of: key)
         while let raw = c_inject_load_acquire(slots + index) {
-            if Unmanaged<EntryBase>.fromOpaque(raw).takeUnretainedValue().key == entry.key {
-                c_inject_store_release(slots + index, Unmanaged.passUnretained(entry).toOpaque())
+            if Unmanaged<EntryBase>.fromOpaque(raw)._withUnsafeGuaranteedRef({ $0.key == key }) {
+                c_inject_store_release(slots + index, entry.toOpaque())
                 return false
             }
             index = (index + 1) & (capacity - 1)
         }
-        c_inject_store_release(slots + index, Unmanaged.passUnretained(entry).toOpaque())
+        c_inject_store_release(slots + index, entry.toOpaque())
         return true
+    }
+
+    /// Stores every entry of this table into `bigger`, without retaining any. Under the owning container's lock.
+    func copy(into bigger: EntryTable) {
+        for index in 0..<capacity {
+            if let raw = c_inject_load_acquire(slots + index) {
+                _ = bigger.store(Unmanaged<EntryBase>.fromOpaque(raw))
+            }
+        }
     }
 
     /// Every entry in the table, in slot order.

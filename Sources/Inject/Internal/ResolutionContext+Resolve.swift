@@ -127,6 +127,11 @@ extension ResolutionContext {
             throw cycle(at: index, closedBy: entry)
         }
         switch entry.storage {
+        case .none where overlay?.recorder != nil, .graph where overlay?.recorder != nil:
+            // Under validate(): one build per registration for the whole run, in the throwaway layer, rather than
+            // a new subtree for every registration that needs it. Every factory still runs, and every edge is
+            // recorded (by `resolve`, before this).
+            return try fill(overlay.unsafelyUnwrapped.slot(for: entry, home: home), entry, in: home, argument)
         case .none:
             return try build(entry, in: home, argument)
         case .graph:
