@@ -92,9 +92,7 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        let captive = report.problems(ofKind: .captiveDependency)
-        #expect(captive.count == 1, "\(report)")
-        let problem = try #require(captive.first)
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
         #expect(problem.severity == .warning)
         #expect(problem.location == registeredAt(holderLine))
         #expect(problem.message.contains("Holder"), "\(problem)")
@@ -196,9 +194,7 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        let captive = report.problems(ofKind: .captiveDependency)
-        #expect(captive.count == 1, "\(report)")
-        let problem = try #require(captive.first)
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
         #expect(problem.location == registeredAt(announcerLine))
         #expect(problem.message.contains("Announcer"), "\(problem)")
         #expect(problem.message.contains("EnglishGreeter"), "\(problem)")
@@ -214,9 +210,7 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        let captive = report.problems(ofKind: .captiveDependency)
-        #expect(captive.count == 1, "\(report)")
-        let problem = try #require(captive.first)
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
         #expect(problem.location == registeredAt(bridgeLine))
         #expect(problem.message.contains("InjectedBridge"), "\(problem)")
         #expect(problem.message.contains("Held"), "\(problem)")
@@ -230,9 +224,7 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        let captive = report.problems(ofKind: .captiveDependency)
-        #expect(captive.count == 1, "\(report)")
-        let problem = try #require(captive.first)
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
         #expect(problem.location == registeredAt(bridgeLine))
         #expect(problem.message.contains("InjectedGreeterBridge"), "\(problem)")
         #expect(problem.message.contains("EnglishGreeter"), "\(problem)")
@@ -263,9 +255,7 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        let captive = report.problems(ofKind: .captiveDependency)
-        #expect(captive.count == 1, "\(report)")
-        let problem = try #require(captive.first)
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
         #expect(problem.location == registeredAt(holderLine))
         #expect(problem.message.contains("Holder"), "\(problem)")
         #expect(problem.message.contains("Middle"), "\(problem)")

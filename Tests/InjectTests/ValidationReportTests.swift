@@ -262,6 +262,15 @@ struct ValidationReportTests {
         #expect(mermaid.edgesBetweenKnownNodes)
     }
 
+    @Test func namesWithQuotesBracketsBackslashesAndNewlinesAreEscapedInBothGraphs() {
+        let container = DIContainer()
+        container.register(Widget.self, name: "say \"hi\"\n<b>\\") { Widget() }
+        let report = container.validationReport()
+
+        #expect(report.dot().contains(#"say \"hi\"\n<b>\\"#), "\(report.dot())")
+        #expect(report.mermaid().contains(#"say #quot;hi#quot;<br/>#lt;b#gt;\"#), "\(report.mermaid())")
+    }
+
     @Test func mermaidLabelsNodesWithTypeNameAndScopeAndDrawsMissingServicesDashed() throws {
         let container = DIContainer()
         container.register(Widget.self, name: .live) { Widget() }.scope(.singleton)

@@ -385,9 +385,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let slow = report.problems(ofKind: .slowFactory)
-        #expect(slow.count == 1, "\(report)")
-        let problem = try #require(slow.first)
+        let problem = try onlyProblem(ofKind: .slowFactory, in: report)
         #expect(problem.severity == .warning)
         #expect(problem.service == "Logger")
         #expect(problem.location == registeredAt(slowLine))

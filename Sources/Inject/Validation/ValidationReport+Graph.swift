@@ -50,27 +50,21 @@ extension ValidationReport {
     }
 
     private static func dotEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
+        escaped(text, ["\\": "\\\\", "\"": "\\\"", "\n": "\\n"])
     }
 
     private static func mermaidEscaped(_ text: String) -> String {
+        escaped(text, ["\"": "#quot;", "<": "#lt;", ">": "#gt;", "\n": "<br/>"])
+    }
+
+    /// `text` with each character that has a replacement in `replacements` replaced.
+    private static func escaped(_ text: String, _ replacements: [Character: String]) -> String {
         var escaped = ""
         for character in text {
-            switch character {
-            case "\"": escaped += "#quot;"
-            case "<": escaped += "#lt;"
-            case ">": escaped += "#gt;"
-            case "\n": escaped += "<br/>"
-            default: escaped.append(character)
+            if let replacement = replacements[character] {
+                escaped += replacement
+            } else {
+                escaped.append(character)
             }
         }
         return escaped

@@ -1,5 +1,6 @@
 import Foundation
 import Inject
+import Testing
 
 // Helpers for the validation tests: picking problems out of a report, the `file:line` a registration is reported
 // at, a weak side channel, and readers for the two graph renderings, so that tests check nodes and edges rather
@@ -10,6 +11,18 @@ extension ValidationReport {
     func problems(ofKind kind: ValidationProblem.Kind) -> [ValidationProblem] {
         problems.filter { $0.kind == kind }
     }
+}
+
+/// The one problem of `kind` in `report`; records an issue that shows the whole report when there are none or
+/// several.
+func onlyProblem(
+    ofKind kind: ValidationProblem.Kind,
+    in report: ValidationReport,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ValidationProblem {
+    let problems = report.problems(ofKind: kind)
+    #expect(problems.count == 1, "\(report)", sourceLocation: sourceLocation)
+    return try #require(problems.first, "\(report)", sourceLocation: sourceLocation)
 }
 
 /// The `file:line` a registration made at `line` of the calling file is reported at.
