@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Inject
 
 /// Runs `body` many times on many threads at once against `container`, and reports every error it threw.
@@ -43,16 +42,14 @@ public func stressTest(
 }
 
 /// The errors of a stress test, appended to from many threads.
-private final class FailureLog: @unchecked Sendable {
-    // @unchecked: `failures` is only touched under `lock`.
-    private let lock = NSLock()
-    private var failures: [String] = []
+private struct FailureLog: Sendable {
+    private let failures = Locked<[String]>([])
 
     func append(_ failure: String) {
-        lock.withLock { failures.append(failure) }
+        failures.withLock { $0.append(failure) }
     }
 
     var all: [String] {
-        lock.withLock { failures }
+        failures.withLock { $0 }
     }
 }

@@ -62,19 +62,20 @@ final class LockStorage<Value>: ManagedBuffer<Value, LockPrimitive> {
 
 /// A value that is only reachable while holding its lock: the `struct State` behind one lock pattern.
 ///
-/// Copies share the same storage and lock.
-struct Locked<State>: @unchecked Sendable {
+/// Copies share the same storage and lock. `package` so that InjectTesting uses the same lock.
+package struct Locked<State>: @unchecked Sendable {
     // @unchecked: `State` is read and written only inside `withLock`, under the lock that guards it.
     private let storage: LockStorage<State>
 
-    init(_ initial: State) {
+    /// A lock guarding `initial`.
+    package init(_ initial: State) {
         storage = .make(initial)
     }
 
     /// Runs `body` with exclusive access to the state. `body` must not run user code or take another `Locked`
     /// that could be waiting for this one.
     @inline(__always)
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try storage.withLockedValue(body)
     }
 }
