@@ -141,14 +141,7 @@ extension DIContainer {
         if let overlay = Overlay.active(), overlay.find(key, through: self) != nil {
             return true
         }
-        var current: DIContainer? = self
-        while let container = current {
-            if container.table.find(key) != nil {
-                return true
-            }
-            current = container.parent
-        }
-        return false
+        return lookup(key) != nil
     }
 }
 
@@ -190,7 +183,7 @@ extension DIContainer {
         // Unretained references throughout: the table and the entries are owned by `state` and retired, never freed,
         // while the container lives; retaining each would cost atomic operations on every registration.
         let outcome: PublishOutcome = state.withLock { state in
-            guard !state.isSealed else { return .sealed }
+            guard !isSealed else { return .sealed }
             var table = Unmanaged<EntryTable>.fromOpaque(c_inject_load_acquire(tableCell).unsafelyUnwrapped)
             let existing = table._withUnsafeGuaranteedRef { $0.findUnretained(entry.key) }
             if existing == nil, (state.keyCount + 1) * 2 > table._withUnsafeGuaranteedRef(\.capacity) {
@@ -225,7 +218,7 @@ extension DIContainer {
 
     /// Traps when the container is sealed, for a registration option.
     func checkNotSealed(for action: @autoclosure () -> String, at location: @autoclosure () -> String) {
-        if c_inject_load_acquire(tableCell + 1) != nil {
+        if isSealed {
             sealedTrap(action(), at: location())
         }
     }

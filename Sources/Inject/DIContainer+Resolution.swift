@@ -52,14 +52,7 @@ extension DIContainer {
     ///   - name: The registration's name, or `nil` for the unnamed one.
     /// - Throws: ``ResolutionError``: nothing registered, a cycle, a factory's own error, and so on.
     public func resolveThrowing<T>(_ type: T.Type = T.self, name: Name? = nil) throws -> T {
-        let key = Key(T.self, name)
-        guard Overlay.activeCount.value == 0, let found = lookup(key) else {
-            return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: nil, .outside)
-        }
-        if let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedStorage }) {
-            return storage.assumingMemoryBound(to: T.self).pointee
-        }
-        return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: found, .outside)
+        try resolveFast(T.self, name: name, overlayFree: Overlay.activeCount.value == 0, .outside)
     }
 
     /// Resolves a service that takes a runtime argument, throwing when it cannot be built.
@@ -105,6 +98,22 @@ extension DIContainer {
         }
     }
 
+    /// The hot path of `resolve` without an argument: a built singleton is one lookup and one load, no lock.
+    ///
+    /// - Parameter overlayFree: Whether the caller knows that no test override or validation applies, so that
+    ///   the table alone decides.
+    @inline(__always)
+    func resolveFast<T>(_ type: T.Type, name: Name?, overlayFree: Bool, _ caller: Caller) throws -> T {
+        let key = Key(T.self, name)
+        guard overlayFree, let found = lookup(key) else {
+            return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: nil, caller)
+        }
+        if let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedStorage }) {
+            return storage.assumingMemoryBound(to: T.self).pointee
+        }
+        return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: found, caller)
+    }
+
     /// The slow path: joins the resolution running on this thread, or starts a top-level one.
     ///
     /// - Parameter found: What ``lookup(_:)`` found, when the caller already looked and no overlay applies.
@@ -117,32 +126,31 @@ extension DIContainer {
         found: Found?,
         _ caller: Caller
     ) throws -> T {
-        try ResolutionContext.withCurrent { context in
-            if context.isResolving {
-                return try context.resolve(
-                    T.self,
-                    key: key,
-                    name: name,
-                    through: self,
-                    argument: argument,
-                    found: found
-                )
-            }
-            context.beginTopLevel(caller)
-            defer { context.endTopLevel() }
-            return try context.resolve(T.self, key: key, name: name, through: self, argument: argument, found: found)
+        try inResolution(caller) { context in
+            try context.resolve(T.self, key: key, name: name, through: self, argument: argument, found: found)
         }
     }
 
     /// The slow path for `optional`: `nil` when nothing is registered under `key`.
     func resolveIfRegistered<T>(_ type: T.Type, key: Key, name: Name?, _ caller: Caller) throws -> T? {
+        try inResolution(caller) { context in
+            try context.resolveIfRegistered(T.self, key: key, name: name, through: self)
+        }
+    }
+
+    /// Runs `body` in the resolution under way on this thread, or in a new top-level one that `caller` starts.
+    @inline(__always)
+    private func inResolution<Result>(
+        _ caller: Caller,
+        _ body: (ResolutionContext) throws -> Result
+    ) rethrows -> Result {
         try ResolutionContext.withCurrent { context in
             if context.isResolving {
-                return try context.resolveIfRegistered(T.self, key: key, name: name, through: self)
+                return try body(context)
             }
             context.beginTopLevel(caller)
             defer { context.endTopLevel() }
-            return try context.resolveIfRegistered(T.self, key: key, name: name, through: self)
+            return try body(context)
         }
     }
 }

@@ -66,8 +66,7 @@ extension DIContainer {
     /// order per container (by file and line), this container first.
     private func registrationsToValidate() -> [(DIContainer, EntryBase)] {
         var result: [(DIContainer, EntryBase)] = []
-        var current: DIContainer? = self
-        while let container = current {
+        for container in lineage {
             // Sort keys made once per entry; the label (a type's description, not cheap) only breaks ties, such as
             // an `implements` forward on the line of its registration.
             let keyed = container.table.entries().map { (file: "\($0.file)", line: $0.line, entry: $0) }
@@ -77,7 +76,6 @@ extension DIContainer {
                 return lhs.entry.label < rhs.entry.label
             }
             result += sorted.map { (container, $0.entry) }
-            current = container.parent
         }
         return result
     }

@@ -31,8 +31,8 @@ public final class DIContainer: @unchecked Sendable {
     /// `parent`, unretained, for the hot path; the strong `parent` keeps it alive.
     let parentRef: Unmanaged<DIContainer>?
 
-    /// `[0]`: the current ``EntryTable``, read without a lock; `[1]`: non-null once sealed, read without a lock by
-    /// registration options (`State.isSealed` is the flag `register` checks under the lock).
+    /// `[0]`: the current ``EntryTable``, read without a lock; `[1]`: non-null once sealed, set under the lock (so
+    /// that `register`, which checks it under the lock, never publishes after `seal()` returned).
     let tableCell: ReferenceCell
 
     let state: Locked<State>
@@ -46,7 +46,6 @@ public final class DIContainer: @unchecked Sendable {
         var retiredTables: [EntryTable] = []
         /// This container's `.scoped` instances, by entry.
         var scopedSlots: [ObjectIdentifier: AnyObject] = [:]
-        var isSealed = false
     }
 
     /// Makes a container.
@@ -74,6 +73,16 @@ public final class DIContainer: @unchecked Sendable {
         DIContainer(parent: self)
     }
 
+    /// This container, then its parent, its parent's parent, and so on to the root.
+    var lineage: UnfoldFirstSequence<DIContainer> {
+        sequence(first: self, next: \.parent)
+    }
+
+    /// Whether `ancestor` is this container or one of its parents, at any distance.
+    func isOrDescends(from ancestor: DIContainer) -> Bool {
+        lineage.contains { $0 === ancestor }
+    }
+
     /// The current registrations, read without a lock.
     var table: EntryTable {
         tableCell.loadObject(as: EntryTable.self).unsafelyUnwrapped
@@ -92,14 +101,13 @@ public final class DIContainer: @unchecked Sendable {
     /// Seal the root after the composition root has run, so that no code path changes the wiring later. Children
     /// of a sealed container are not sealed.
     public func seal() {
-        state.withLock { state in
-            state.isSealed = true
+        state.withLock { _ in
             c_inject_store_release(tableCell + 1, UnsafeMutableRawPointer(bitPattern: 1))
         }
     }
 
     /// Whether ``seal()`` was called.
     public var isSealed: Bool {
-        state.withLock { $0.isSealed }
+        c_inject_load_acquire(tableCell + 1) != nil
     }
 }

@@ -31,14 +31,7 @@ public struct DIResolver: Sendable {
     ///   - name: The registration's name, or `nil` for the unnamed one.
     /// - Throws: ``ResolutionError`` when the service cannot be built.
     public func resolve<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) throws -> T {
-        let key = Key(T.self, name)
-        guard overlay == nil, let found = container.lookup(key) else {
-            return try container.resolveSlowly(T.self, key: key, name: name, argument: nil, found: nil, caller)
-        }
-        if let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedStorage }) {
-            return storage.assumingMemoryBound(to: T.self).pointee
-        }
-        return try container.resolveSlowly(T.self, key: key, name: name, argument: nil, found: found, caller)
+        try container.resolveFast(T.self, name: name, overlayFree: overlay == nil, caller)
     }
 
     /// Resolves a service that takes a runtime argument.

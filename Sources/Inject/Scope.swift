@@ -145,10 +145,6 @@ extension Scope {
         }
     }
 
-    /// Whether the instance resolves its dependencies from the container that holds its registration rather than
-    /// from the container the resolve went through.
-    var resolvesFromOwner: Bool { storage == .registration }
-
     /// Whether ``DIContainer/reset(_:)`` drops instances of this scope.
     var isResettable: Bool {
         switch kind {

@@ -40,14 +40,7 @@ final class Overlay: @unchecked Sendable {
     /// Whether resolves through `container` see this overlay: `container` is the target or one of its descendants.
     func applies(to container: DIContainer) -> Bool {
         guard let target else { return true }
-        var current: DIContainer? = container
-        while let candidate = current {
-            if candidate === target {
-                return true
-            }
-            current = candidate.parent
-        }
-        return false
+        return container.isOrDescends(from: target)
     }
 
     /// The registration under `key` in this overlay or an outer one that applies to `container`, with the
@@ -69,17 +62,7 @@ final class Overlay: @unchecked Sendable {
     /// and its descendants (a singleton resolves its dependencies from the container that registered it).
     func caches(for container: DIContainer) -> Bool {
         guard let target else { return true }
-        if applies(to: container) {
-            return true
-        }
-        var ancestor = target.parent
-        while let candidate = ancestor {
-            if candidate === container {
-                return true
-            }
-            ancestor = candidate.parent
-        }
-        return false
+        return container.isOrDescends(from: target) || target.isOrDescends(from: container)
     }
 
     /// The innermost overlay, from this one outwards, whose caches hold instances built in `home`.

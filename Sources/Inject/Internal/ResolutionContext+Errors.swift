@@ -81,11 +81,7 @@ extension ResolutionContext {
             }
             overlay = current.outer
         }
-        var current: DIContainer? = container
-        while let next = current {
-            registries.append(next)
-            current = next.parent
-        }
+        registries += container.lineage
         let typeID = ObjectIdentifier(type)
         let exceptID = name?.id ?? 0
         return registries.flatMap { registry in

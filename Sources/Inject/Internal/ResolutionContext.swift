@@ -11,9 +11,9 @@ import Musl
 /// The resolution running on one thread: the stack of registrations being built, the graph-scope instances of the
 /// current top-level resolve, and the overlay it resolves under.
 ///
-/// One per thread, in thread-local storage (a pthread key), so that `@Injected` wrappers initialised inside a
-/// factory join the resolution that runs the factory, and so that a resolution on another thread never shares a
-/// graph or sees a false cycle. It is reused by every top-level resolve on its thread and only ever touched by
+/// One per thread, in a C `_Thread_local` pointer (a pthread key only releases it when the thread ends), so that
+/// `@Injected` wrappers initialised inside a factory join the resolution that runs the factory, and so that a
+/// resolution on another thread never shares a graph or sees a false cycle. It is reused by every top-level resolve on its thread and only ever touched by
 /// that thread; its identity is the thread's identity for ``InstanceSlot`` and ``Parking``.
 final class ResolutionContext {
     /// A registration being built. A trivial type, so that pushing and popping one is a few stores.
