@@ -67,17 +67,9 @@ final class LazyInjection<Service>: @unchecked Sendable {
 
     var value: Service {
         do {
-            return try slot.instance(thread: ObjectIdentifier(ResolutionContext.current)) {
+            return try slot.lazyInstance(for: "@LazyInjected \(slot.label)") {
                 try container.resolveThrowing(Service.self, name: name)
             }
-        } catch InstanceSlot<Service>.Failure.recursion {
-            fatalError(
-                """
-                Inject: reading @LazyInjected \(slot.label) resolved a service that reads the same property: a \
-                recursion that could never finish.
-                  fix: read the property later, after the instance that holds it is built.
-                """
-            )
         } catch {
             fatalError(String(describing: error))
         }

@@ -37,25 +37,7 @@ public final class LazySingleton<Value>: @unchecked Sendable {
     ///
     /// - Throws: What `make` throws. The singleton stays unbuilt, so a later call runs `make` again.
     public func get() throws -> Value {
-        do {
-            return try slot.instance(thread: ObjectIdentifier(ResolutionContext.current), build: make)
-        } catch InstanceSlot<Value>.Failure.recursion {
-            fatalError(
-                """
-                Inject: \(Describe.type(Self.self))'s make asked for the value it is making. That recursion could \
-                never finish, so it stops here instead of deadlocking.
-                  fix: make must not read its own LazySingleton, directly or through code it calls.
-                """
-            )
-        } catch let deadlock as Parking.Deadlock {
-            fatalError(
-                """
-                Inject: \(Describe.type(Self.self))'s make waits for \(deadlock.chain.joined(separator: ", which waits for ")), \
-                which waits for this make on another thread: neither can finish.
-                  fix: break the cycle between these lazy values.
-                """
-            )
-        }
+        try slot.lazyInstance(for: Describe.type(Self.self), build: make)
     }
 
     /// Whether the value has been built (and not reset since).

@@ -53,7 +53,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
     var value: Service? {
         let reference: WeakReference
         do {
-            reference = try slot.instance(thread: ObjectIdentifier(ResolutionContext.current)) {
+            reference = try slot.lazyInstance(for: "@WeakInjected \(slot.label)") {
                 WeakReference(object: Self.object(try container.resolveThrowing(Service.self, name: name), name))
             }
         } catch {
@@ -63,10 +63,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
     }
 
     func replace(with newValue: Service?) {
-        slot.reset()
-        _ = try? slot.instance(thread: ObjectIdentifier(ResolutionContext.current)) {
-            WeakReference(object: newValue.map { Self.object($0, name) })
-        }
+        slot.replace(with: WeakReference(object: newValue.map { Self.object($0, name) }))
     }
 
     private static func object(_ instance: Service, _ name: DIContainer.Name?) -> AnyObject {

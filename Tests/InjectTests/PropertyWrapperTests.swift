@@ -1,3 +1,4 @@
+import Foundation
 import Inject
 import InjectTestSupport
 import Testing
@@ -45,6 +46,13 @@ private let weakHolderContainer = DIContainer()
 private final class WeakHolder {
     @WeakInjected(container: weakHolderContainer) var widget: Widget?
     @WeakInjected(name: .live, container: weakHolderContainer) var live: Widget?
+}
+
+private let weakAssignedContainer = DIContainer()
+
+private final class WeakAssignedHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is never reassigned, and `WeakInjected` synchronises its own reads and writes.
+    @WeakInjected(container: weakAssignedContainer) var widget: Widget?
 }
 
 /// Every wrapper with its default container, `DIContainer.shared`.
@@ -209,6 +217,46 @@ struct PropertyWrapperTests {
 
         #expect(widget?.serial == 5)
         #expect(widget === container.resolve(Widget.self))
+    }
+
+    @Test func assigningAWeakInjectedPropertyHoldsTheValueWeaklyWithoutResolving() {
+        let made = Counter()
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: made.increment()) }.scope(.weak)
+        @WeakInjected(container: container) var widget: Widget?
+        var mine: Widget? = Widget(serial: 99)
+
+        widget = mine
+        #expect(widget === mine)
+        mine = nil
+
+        #expect(widget == nil)
+        #expect(made.value == 0)
+    }
+
+    @Test func assigningAWeakInjectedPropertyWhileItsFirstReadResolvesNeitherWaitsNorLoses() {
+        let factoryStarted = DispatchSemaphore(value: 0)
+        let releaseFactory = DispatchSemaphore(value: 0)
+        weakAssignedContainer.register(Widget.self) {
+            factoryStarted.signal()
+            _ = releaseFactory.wait(timeout: .now() + 10)  // bounded: the checks below fail first if it hangs
+            return Widget(serial: 1)
+        }.scope(.singleton)
+        let holder = WeakAssignedHolder()
+        let firstRead = DispatchSemaphore(value: 0)
+        Thread {
+            _ = holder.widget
+            firstRead.signal()
+        }.start()
+        guard waits(for: factoryStarted, "the first read's factory to start") else { return }
+        let mine = Widget(serial: 2)
+
+        // The assignment must not wait for the build under way, and the build must not overwrite it.
+        finishes(within: 5, "assigning while the first read resolves") { holder.widget = mine }
+        releaseFactory.signal()
+        guard waits(for: firstRead, "the first read to return") else { return }
+
+        #expect(holder.widget === mine)
     }
 
     // MARK: @OptionalInjected

@@ -55,6 +55,15 @@ private final class InjectedCycleY {
 /// A holder for a `LazySingleton` that reads itself from its own `make`.
 private let selfReading = Cell<LazySingleton<Int>>()
 
+/// Reads `Int` lazily from `DIContainer.shared`.
+private final class LazyNumber: @unchecked Sendable {
+    // @unchecked: the wrapper is never reassigned, and `LazyInjected` synchronises its own first read.
+    @LazyInjected var number: Int
+}
+
+/// A `LazyNumber` whose `Int` factory reads the same property.
+private let lazyNumber = Cell<LazyNumber>()
+
 /// Ends the exit test's process with success, which fails the test, when the body has not trapped after `seconds`:
 /// a body that deadlocks must fail, not hang the run.
 private func failIfStillRunning(after seconds: Double = 20) {
@@ -166,6 +175,20 @@ struct TrapTests {
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("recursion"))
+        #expect(!stderr.contains("a hang, not a trap"))
+    }
+
+    @Test func lazyInjectedReadFromItsOwnServicesFactoryTrapsInsteadOfHanging() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning()
+            DIContainer.shared.register(Int.self) { (lazyNumber.value?.number ?? 0) + 1 }
+            let holder = LazyNumber()
+            lazyNumber.value = holder
+            _ = holder.number
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("@LazyInjected Int was read while its own value was being made"), "\(stderr)")
         #expect(!stderr.contains("a hang, not a trap"))
     }
 

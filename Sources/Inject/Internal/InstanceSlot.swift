@@ -57,6 +57,19 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         }
     }
 
+    /// Stores `value` as the instance, as if it had just been built; a build under way is handed to its own caller
+    /// but not kept. Not for slots that publish a singleton.
+    func replace(with value: T) {
+        state.withLock { state in
+            if holdsWeakly {
+                state.object = value as AnyObject
+            } else {
+                state.value = value
+            }
+            state.generation += 1
+        }
+    }
+
     /// The stored instance, or the one `build` makes, which is then stored.
     ///
     /// - Parameters:
