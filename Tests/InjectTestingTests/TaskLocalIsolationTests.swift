@@ -66,14 +66,14 @@ struct TaskLocalIsolationTests {
             $0.register(Widget.self) { Widget(serial: 1) }
         } operation: {
             started.increment()
-            _ = await eventually { started.value >= 2 }
+            #expect(await eventually { started.value >= 2 }, "the two overriding tasks never overlapped")
             return [first.resolve(Widget.self).serial, second.resolve(Widget.self).serial]
         }
         async let fromSecond = withOverrides(in: second) {
             $0.register(Widget.self) { Widget(serial: 2) }
         } operation: {
             started.increment()
-            _ = await eventually { started.value >= 2 }
+            #expect(await eventually { started.value >= 2 }, "the two overriding tasks never overlapped")
             return [first.resolve(Widget.self).serial, second.resolve(Widget.self).serial]
         }
 
@@ -92,7 +92,7 @@ struct TaskLocalIsolationTests {
         } operation: {
             overriding.increment()
             // Stay inside until the other task has looked.
-            _ = await eventually { observed.value >= 1 }
+            #expect(await eventually { observed.value >= 1 }, "the other task never looked while this one overrode")
             return container.resolve(Widget.self).serial
         }
         let enteredInTime = await eventually { overriding.value >= 1 }
