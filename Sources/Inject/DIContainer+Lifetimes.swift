@@ -19,7 +19,7 @@ extension DIContainer {
     /// - Parameter scope: The scope whose instances to drop.
     public func reset(_ scope: Scope) {
         guard scope.isResettable else { return }
-        if let overlay = Overlay.active()?.cache(for: self) {
+        if let overlay = Overlay.active() {
             overlay.reset(scope, in: self)
             return
         }

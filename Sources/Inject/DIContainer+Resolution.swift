@@ -7,12 +7,19 @@ extension DIContainer {
     /// - Parameters:
     ///   - type: The service type; inferred from context when omitted.
     ///   - name: The registration's name, or `nil` for the unnamed one.
+    ///   - file: The call site a trap names; leave the default.
+    ///   - line: The call site's line; leave the default.
     /// - Returns: The instance, as the registration's scope dictates.
-    public func resolve<T>(_ type: T.Type = T.self, name: Name? = nil) -> T {
+    public func resolve<T>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> T {
         do {
             return try resolveThrowing(T.self, name: name)
         } catch {
-            fatalError(String(describing: error))
+            Self.trap(error, file: file, line: line)
         }
     }
 
@@ -22,11 +29,19 @@ extension DIContainer {
     ///   - type: The service type; inferred from context when omitted.
     ///   - name: The registration's name, or `nil` for the unnamed one.
     ///   - argument: The argument for the factory. Pass a tuple for several.
-    public func resolve<T, Argument>(_ type: T.Type = T.self, name: Name? = nil, argument: Argument) -> T {
+    ///   - file: The call site a trap names; leave the default.
+    ///   - line: The call site's line; leave the default.
+    public func resolve<T, Argument>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        argument: Argument,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> T {
         do {
             return try resolveThrowing(T.self, name: name, argument: argument)
         } catch {
-            fatalError(String(describing: error))
+            Self.trap(error, file: file, line: line)
         }
     }
 
@@ -35,13 +50,44 @@ extension DIContainer {
     /// - Parameters:
     ///   - type: The service type; inferred from context when omitted.
     ///   - name: The registration's name, or `nil` for the unnamed one.
+    ///   - file: The call site a trap names; leave the default.
+    ///   - line: The call site's line; leave the default.
     /// - Returns: The instance, or `nil` only when nothing is registered under the type and name. A registration
-    ///   that exists but cannot be built traps with the error's text, like ``resolve(_:name:)``.
-    public func optional<T>(_ type: T.Type = T.self, name: Name? = nil) -> T? {
+    ///   that exists but cannot be built traps with the error's text, like ``resolve(_:name:file:line:)``.
+    public func optional<T>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> T? {
         do {
             return try resolveIfRegistered(T.self, key: Key(T.self, name), name: name, .outside)
         } catch {
-            fatalError(String(describing: error))
+            Self.trap(error, file: file, line: line)
+        }
+    }
+
+    /// Resolves a service that takes a runtime argument, if one is registered.
+    ///
+    /// - Parameters:
+    ///   - type: The service type; inferred from context when omitted.
+    ///   - name: The registration's name, or `nil` for the unnamed one.
+    ///   - argument: The argument for the factory. Pass a tuple for several.
+    ///   - file: The call site a trap names; leave the default.
+    ///   - line: The call site's line; leave the default.
+    /// - Returns: The instance, or `nil` only when nothing is registered under the type and name.
+    public func optional<T, Argument>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        argument: Argument,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> T? {
+        do {
+            let box = ArgumentBox(value: argument, type: Argument.self)
+            return try resolveIfRegistered(T.self, key: Key(T.self, name), name: name, argument: box, .outside)
+        } catch {
+            Self.trap(error, file: file, line: line)
         }
     }
 
@@ -69,6 +115,11 @@ extension DIContainer {
     ) throws -> T {
         let box = ArgumentBox(value: argument, type: Argument.self)
         return try resolveSlowly(T.self, key: Key(T.self, name), name: name, argument: box, found: nil, .outside)
+    }
+
+    /// Traps with `error`'s text, at the caller's call site.
+    static func trap(_ error: any Error, file: StaticString, line: UInt) -> Never {
+        fatalError("\(error)\n  resolved at: \(file):\(line)", file: file, line: line)
     }
 }
 
@@ -132,9 +183,15 @@ extension DIContainer {
     }
 
     /// The slow path for `optional`: `nil` when nothing is registered under `key`.
-    func resolveIfRegistered<T>(_ type: T.Type, key: Key, name: Name?, _ caller: Caller) throws -> T? {
+    func resolveIfRegistered<T>(
+        _ type: T.Type,
+        key: Key,
+        name: Name?,
+        argument: ArgumentBox? = nil,
+        _ caller: Caller
+    ) throws -> T? {
         try inResolution(caller) { context in
-            try context.resolveIfRegistered(T.self, key: key, name: name, through: self)
+            try context.resolveIfRegistered(T.self, key: key, name: name, through: self, argument: argument)
         }
     }
 

@@ -12,8 +12,22 @@ extension DIContainer {
     /// - Throws: ``ValidationError`` listing every problem (see ``validationReport()``) when at least one is an
     ///   error; warnings alone do not throw.
     public func validate() throws {
-        let report = validationReport()
-        guard report.isValid else { throw ValidationError(report: report) }
+        try validate(roots: [])
+    }
+
+    /// Validates like ``validate()``, and also builds objects nobody registers, such as screens and view
+    /// controllers made with `init()`, so that their property wrappers' dependencies are checked too.
+    ///
+    /// ```swift
+    /// try DIContainer.shared.validate(building: { HomeScreen() }, { CartScreen() })
+    /// ```
+    ///
+    /// - Parameter roots: Closures that each make one such object. Each runs once, on the calling thread, inside
+    ///   the same throwaway scope as the registrations: its wrappers' edges and problems join the report and the
+    ///   graph, and nothing it builds survives.
+    /// - Throws: ``ValidationError`` when the report has at least one error.
+    public func validate(building roots: (() -> Any)...) throws {
+        try validate(roots: roots)
     }
 
     /// Builds every registration of this container and its ancestors and reports every problem at once.
@@ -21,15 +35,37 @@ extension DIContainer {
     /// Each registration (each type and name, `implements` forwards included) is built as a resolve through this
     /// container would build it, inside a throwaway scope: no instance built here survives, so a singleton is built
     /// again on its first real resolve, and every container's caches are as they were. Reported, all in one pass:
-    /// missing registrations, cycles, factories that throw (errors); argument registrations without a
+    /// missing registrations, cycles (also those that only fail when one particular service is resolved first),
+    /// factories that throw, property wrappers that cannot resolve (errors); argument registrations without a
     /// ``Registration/validationArgument(_:)``, captive dependencies and factories slower than 50 ms (warnings).
+    /// The dependencies of `@LazyInjected` and `@WeakInjected` properties are resolved too, after the build that
+    /// made them, as their first read would.
     ///
     /// > Important: Call it outside any factory, on the thread that owns the composition root (the main actor, if
-    /// > you register `mainActorFactory` services: off it they are reported as not built). Factories that hand
-    /// > work to GCD queues resolve there outside the throwaway scope.
+    /// > you register `mainActorFactory` services: off it they are reported as not built). A factory that traps
+    /// > (through ``resolve(_:name:file:line:)`` rather than its ``DIResolver``) stops it like any trap; property
+    /// > wrappers do not: under validation they keep their failure and validation goes on.
     ///
     /// - Returns: The problems, how many registrations were built, their build times, and the dependency graph.
     public func validationReport() -> ValidationReport {
+        makeValidationReport(roots: [])
+    }
+
+    /// Reports like ``validationReport()``, and also builds objects nobody registers, such as screens made with
+    /// `init()`, so that their property wrappers' dependencies are checked and drawn.
+    ///
+    /// - Parameter roots: Closures that each make one such object. Each runs once, on the calling thread, inside the
+    ///   throwaway scope; the graph shows each as a node named after the type it returned.
+    public func validationReport(building roots: (() -> Any)...) -> ValidationReport {
+        makeValidationReport(roots: roots)
+    }
+
+    private func validate(roots: [() -> Any]) throws {
+        let report = makeValidationReport(roots: roots)
+        guard report.isValid else { throw ValidationError(report: report) }
+    }
+
+    private func makeValidationReport(roots: [() -> Any]) -> ValidationReport {
         let recorder = ValidationRecorder()
         let overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)
         let onMainActor = MainActorFactory.isOnMainActor
@@ -44,14 +80,21 @@ extension DIContainer {
                 checkedCount += 1
                 do {
                     try build(entry, owner: container, under: overlay)
-                } catch let error as ResolutionError {
-                    problems.add(error, building: entry)
                 } catch {
                     problems.add(ResolutionContext.current.wrap(error, from: entry, stage: .factory), building: entry)
                 }
+                Self.checkLazyDependencies(recorder, &problems)
+            }
+            for root in roots {
+                let index = recorder.addRoot()
+                let built = Self.inTopLevelOrigin(.init(source: .root(index), kind: .factory), root)
+                recorder.nameRoot(index, Describe.type(type(of: built)))
+                Self.checkLazyDependencies(recorder, &problems)
             }
         }
         let seen = recorder.snapshot
+        problems.addWrapperFailures(in: seen)
+        problems.addCyclesByEntryPoint(in: seen)
         problems.addCaptiveDependencies(in: seen)
         problems.addSlowFactories(in: seen)
         return ValidationReport(
@@ -83,18 +126,53 @@ extension DIContainer {
     /// Builds `entry` as a top-level resolve through this container under `overlay`.
     private func build(_ entry: EntryBase, owner: DIContainer, under overlay: Overlay) throws {
         try ResolutionContext.withCurrent { context in
-            precondition(
-                !context.isResolving,
-                """
-                Inject: validate() was called while a resolve is under way on this thread (from a factory, a \
-                resolveProperties closure or an @Injected initialiser).
-                  fix: call validate() at startup or in a test, outside any factory.
-                """
-            )
+            Self.requireNoResolution(context)
             context.beginTopLevel(.resolver(overlay))
             defer { context.endTopLevel() }
             try entry.validate(in: context, owner: owner, through: self)
         }
+    }
+
+    /// Runs `body` on this thread with its top-level requests recorded as coming from `origin`.
+    private static func inTopLevelOrigin<Result>(_ origin: ResolutionContext.Origin?, _ body: () -> Result) -> Result {
+        ResolutionContext.withCurrent { context in
+            requireNoResolution(context)
+            context.topLevelOrigin = origin
+            defer { context.topLevelOrigin = nil }
+            return body()
+        }
+    }
+
+    /// Resolves the dependencies of the lazy wrappers made so far, each as its first read would, with its edge
+    /// recorded from the object that holds the wrapper. Their builds may make more lazy wrappers; those are checked too.
+    private static func checkLazyDependencies(_ recorder: ValidationRecorder, _ problems: inout ProblemCollector) {
+        while case let checks = recorder.takeLazyChecks(), !checks.isEmpty {
+            for check in checks {
+                let origin = check.source.map { ResolutionContext.Origin(source: $0, kind: .lazy) }
+                let failure: ResolutionError? = inTopLevelOrigin(origin) {
+                    do {
+                        try check.resolve(check.container)
+                        return nil
+                    } catch {
+                        return (error as? ResolutionError)?.asked(by: check.site, atDepth: 0)
+                    }
+                }
+                if let failure {
+                    problems.add(failure, at: check.site.location)
+                }
+            }
+        }
+    }
+
+    private static func requireNoResolution(_ context: ResolutionContext) {
+        precondition(
+            !context.isResolving,
+            """
+            Inject: validate() was called while a resolve is under way on this thread (from a factory, a \
+            resolveProperties closure or an @Injected initialiser).
+              fix: call validate() at startup or in a test, outside any factory.
+            """
+        )
     }
 
     private static func buildTimes(in seen: ValidationRecorder.State) -> [ValidationReport.BuildTime] {
@@ -108,22 +186,40 @@ extension DIContainer {
 }
 
 extension DependencyGraph {
-    /// The graph of what a validation saw: its registrations in the order first seen, then the missing services.
+    /// The graph of what a validation saw: its registrations in the order first seen, then the roots of
+    /// `validate(building:)`, then the missing services. An instance built in several containers is one node.
     init(_ seen: ValidationRecorder.State) {
-        var index: [ValidationRecorder.Target: Int] = [:]
+        var index: [ObjectIdentifier: Int] = [:]
         for entry in seen.entries {
-            index[.entry(ObjectIdentifier(entry))] = nodes.count
+            index[ObjectIdentifier(entry)] = nodes.count
             nodes.append(Node(service: entry.label, scope: entry.isForward ? "implements" : entry.scope.description))
         }
+        var rootIndex: [Int: Int] = [:]
+        for (root, label) in seen.roots.enumerated() {
+            rootIndex[root] = nodes.count
+            nodes.append(Node(service: label, scope: "validate(building:)"))
+        }
+        var missingIndex: [String: Int] = [:]
         for service in seen.missing {
-            index[.missing(service)] = nodes.count
+            missingIndex[service] = nodes.count
             nodes.append(Node(service: service, scope: nil))
         }
-        for entry in seen.entries {
-            let from = index[.entry(ObjectIdentifier(entry))]!
-            for target in seen.dependencies[ObjectIdentifier(entry)] ?? [] {
-                if let to = index[target] {
-                    edges.append(Edge(from: from, to: to))
+        var drawn: Set<[Int]> = []
+        for source in seen.sources {
+            let from: Int?
+            switch source {
+            case .node(let node): from = index[node.entry]
+            case .root(let root): from = rootIndex[root]
+            }
+            guard let from else { continue }
+            for dependency in seen.dependencies[source] ?? [] {
+                let to: Int?
+                switch dependency.to {
+                case .node(let node): to = index[node.entry]
+                case .missing(let service): to = missingIndex[service]
+                }
+                if let to, drawn.insert([from, to]).inserted {
+                    edges.append(Edge(from: from, to: to, isLazy: dependency.kind == .lazy))
                 }
             }
         }

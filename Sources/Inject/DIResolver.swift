@@ -68,6 +68,23 @@ public struct DIResolver: Sendable {
         try container.resolveIfRegistered(T.self, key: Key(T.self, name), name: name, caller)
     }
 
+    /// Resolves a service that takes a runtime argument, if one is registered.
+    ///
+    /// - Parameters:
+    ///   - type: The service type; inferred from context when omitted.
+    ///   - name: The registration's name, or `nil` for the unnamed one.
+    ///   - argument: The argument for the factory. Pass a tuple for several.
+    /// - Returns: The instance, or `nil` when nothing is registered under the type and name.
+    /// - Throws: ``ResolutionError`` when a registration exists but cannot be built.
+    public func optional<T, Argument>(
+        _ type: T.Type = T.self,
+        name: DIContainer.Name? = nil,
+        argument: Argument
+    ) throws -> T? {
+        let box = ArgumentBox(value: argument, type: Argument.self)
+        return try container.resolveIfRegistered(T.self, key: Key(T.self, name), name: name, argument: box, caller)
+    }
+
     private var caller: DIContainer.Caller { .resolver(overlay) }
 }
 

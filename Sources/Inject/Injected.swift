@@ -8,21 +8,50 @@
 /// }
 /// ```
 ///
-/// Property wrappers cannot throw: a service that cannot be resolved traps with the whole ``ResolutionError``
-/// text. Initialised inside a factory, the wrapper joins that factory's resolution (its graph-scope instances and
-/// cycle detection). Resolution honours the active test overrides.
+/// Without `container:`, the property resolves through the container a factory's dependencies come from when it is
+/// initialised while that factory runs (so a session child's registrations reach it, as they reach `r.resolve()`),
+/// and through ``DIContainer/shared`` anywhere else. Initialised inside a factory, the wrapper joins that factory's
+/// resolution (its graph-scope instances and cycle detection). Resolution honours the active test overrides.
+///
+/// Property wrappers cannot throw: a service that cannot be resolved traps with the whole ``ResolutionError`` text,
+/// naming the property's declaration (`@Injected Cart at Shop/HomeScreen.swift:12`). Under
+/// ``DIContainer/validate()`` the failure is reported instead, and validation goes on; the property then traps only
+/// if it is read.
 @propertyWrapper
 public struct Injected<Service> {
+    @usableFromInline
+    var storage: InjectedValue<Service>
+
     /// The resolved instance.
-    public var wrappedValue: Service
+    @inlinable
+    public var wrappedValue: Service {
+        get { storage.value }
+        set { storage = .resolved(newValue) }
+    }
 
     /// Resolves the service now.
     ///
     /// - Parameters:
     ///   - name: The registration's name, or `nil` for the unnamed one.
-    ///   - container: The container to resolve from; ``DIContainer/shared`` by default.
-    public init(name: DIContainer.Name? = nil, container: DIContainer = .shared) {
-        self.wrappedValue = container.resolve(Service.self, name: name)
+    ///   - container: The container to resolve through; by default the running factory's, else
+    ///     ``DIContainer/shared``.
+    ///   - file: The property's declaration, named by every message about it; leave the default.
+    ///   - line: The property's declaration line; leave the default.
+    public init(
+        name: DIContainer.Name? = nil,
+        container: DIContainer? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        let home = WrapperResolution.home(container)
+        do {
+            storage = .resolved(
+                try home.resolveFast(Service.self, name: name, overlayFree: Overlay.activeCount.value == 0, .outside)
+            )
+        } catch {
+            let site = PropertySite(wrapper: "@Injected", service: Service.self, name: name, file: file, line: line)
+            storage = .failed(WrapperResolution.keep(error, site: site))
+        }
     }
 }
 

@@ -11,7 +11,10 @@
 /// }
 /// ```
 ///
-/// The projected value (`$analytics`) offers ``isResolved`` and ``reset()``.
+/// The projected value (`$analytics`) offers ``isResolved`` and ``reset()``. Without `container:`, the property
+/// remembers, when it is initialised, the container ``Injected`` would resolve through (the running factory's, else
+/// ``DIContainer/shared``) and resolves through it on first read. ``DIContainer/validate()`` resolves its dependency
+/// too, after building the object that holds it, as the first read would.
 ///
 /// > Important: The first read resolves the service exactly once, even when many threads read it at once; the
 /// > others wait for that resolve and get the same instance. A failure traps with the whole ``ResolutionError``
@@ -24,9 +27,18 @@ public struct LazyInjected<Service> {
     ///
     /// - Parameters:
     ///   - name: The registration's name, or `nil` for the unnamed one.
-    ///   - container: The container to resolve from; ``DIContainer/shared`` by default.
-    public init(name: DIContainer.Name? = nil, container: DIContainer = .shared) {
-        self.storage = LazyInjection(container: container, name: name)
+    ///   - container: The container to resolve through; by default the running factory's, else
+    ///     ``DIContainer/shared``.
+    ///   - file: The property's declaration, named by every message about it; leave the default.
+    ///   - line: The property's declaration line; leave the default.
+    public init(
+        name: DIContainer.Name? = nil,
+        container: DIContainer? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        let site = PropertySite(wrapper: "@LazyInjected", service: Service.self, name: name, file: file, line: line)
+        self.storage = LazyInjection(container: WrapperResolution.home(container), name: name, site: site)
     }
 
     /// The instance, resolved on first read.
@@ -57,21 +69,24 @@ final class LazyInjection<Service>: @unchecked Sendable {
     // @unchecked: the instance lives in the slot, behind its lock; the rest is `let`.
     let container: DIContainer
     let name: DIContainer.Name?
+    let site: PropertySite
     let slot: InstanceSlot<Service>
 
-    init(container: DIContainer, name: DIContainer.Name?) {
+    init(container: DIContainer, name: DIContainer.Name?, site: PropertySite) {
         self.container = container
         self.name = name
+        self.site = site
         self.slot = InstanceSlot(service: Service.self, name: name)
+        WrapperResolution.recordLazyDependency(Service.self, name: name, container: container, site: site)
     }
 
     var value: Service {
         do {
-            return try slot.lazyInstance(for: "@LazyInjected \(slot.label)") {
+            return try slot.lazyInstance(for: site.description, at: site) {
                 try container.resolveThrowing(Service.self, name: name)
             }
         } catch {
-            fatalError(String(describing: error))
+            WrapperResolution.trap(error, site: site)
         }
     }
 }

@@ -49,8 +49,15 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
     public let description: String
     /// The first line of the message, without the "Inject: " prefix, for validation reports.
     let headline: String
+    /// The lines between the path and the fix, such as who asked, without indentation.
+    let details: [String]
+    /// What to do, without the "fix: " prefix.
+    let fix: String
+
     /// The lines after the headline (path, details, fix), without indentation, for validation reports.
-    let detailLines: [String]
+    var detailLines: [String] {
+        ["path: \(path.joined(separator: " -> "))"] + details + ["fix: \(fix)"]
+    }
 
     init(
         kind: Kind,
@@ -68,7 +75,47 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         self.registration = registration
         self.underlying = underlying
         self.headline = headline
-        self.detailLines = ["path: \(path.joined(separator: " -> "))"] + details + ["fix: \(fix)"]
-        self.description = (["Inject: \(headline)"] + detailLines.map { "  \($0)" }).joined(separator: "\n")
+        self.details = details
+        self.fix = fix
+        self.description =
+            (["Inject: \(headline)", "  path: \(path.joined(separator: " -> "))"] + details.map { "  \($0)" } + [
+                "  fix: \(fix)"
+            ]).joined(separator: "\n")
+    }
+
+    /// The same error, asked for by a property wrapper: when the wrapper's own request failed (`depth` is the
+    /// length of the path before it), the property replaces whoever was named as asking and its declaration becomes
+    /// ``registration``; when something the wrapper's service needed failed, a line says which property led there.
+    func asked(by site: PropertySite, atDepth depth: Int) -> ResolutionError {
+        let property = site.description
+        var details = self.details
+        var registration = self.registration
+        if path.count == depth + 1 {
+            let caller = details.firstIndex { $0.hasPrefix("asked by: ") }
+            let inside = caller.map { details[$0].dropFirst("asked by: ".count) }
+            let line =
+                inside.flatMap {
+                    $0.hasPrefix("a resolve call outside") ? nil : "asked by: \(property), initialised by \($0)"
+                }
+                ?? "asked by: \(property)"
+            if let caller {
+                details[caller] = line
+            } else {
+                details.insert(line, at: 0)
+            }
+            registration = site.location
+        } else {
+            details.append("reached from: \(property)")
+        }
+        return ResolutionError(
+            kind: kind,
+            service: service,
+            path: path,
+            registration: registration,
+            underlying: underlying,
+            headline: headline,
+            details: details,
+            fix: fix
+        )
     }
 }

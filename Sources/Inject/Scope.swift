@@ -145,6 +145,13 @@ extension Scope {
         }
     }
 
+    /// Whether instances of the scope whose code is `code` resolve their dependencies from the registering container
+    /// rather than from the container resolved through.
+    @inline(__always)
+    static func resolvesFromOwner(_ code: Int) -> Bool {
+        storage(ofCode: code) == .registration
+    }
+
     /// Whether ``DIContainer/reset(_:)`` drops instances of this scope.
     var isResettable: Bool {
         switch kind {

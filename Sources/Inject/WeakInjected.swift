@@ -8,7 +8,9 @@
 ///
 /// For class types (or protocols whose instances are classes), typically a service in ``Scope/weak`` or
 /// ``Scope/singleton`` scope owned elsewhere. Once released it stays `nil`; it is not resolved again. Setting it
-/// stores a new weak reference. A value type traps with a message, since it cannot be held weakly.
+/// stores a new weak reference. A value type traps with a message, since it cannot be held weakly. Without
+/// `container:` it remembers, when initialised, the container ``Injected`` would resolve through, and
+/// ``DIContainer/validate()`` resolves its dependency too, as ``LazyInjected``'s.
 ///
 /// > Important: The first read resolves exactly once, even when many threads read at once.
 @propertyWrapper
@@ -19,9 +21,18 @@ public struct WeakInjected<Service> {
     ///
     /// - Parameters:
     ///   - name: The registration's name, or `nil` for the unnamed one.
-    ///   - container: The container to resolve from; ``DIContainer/shared`` by default.
-    public init(name: DIContainer.Name? = nil, container: DIContainer = .shared) {
-        self.storage = WeakInjection(container: container, name: name)
+    ///   - container: The container to resolve through; by default the running factory's, else
+    ///     ``DIContainer/shared``.
+    ///   - file: The property's declaration, named by every message about it; leave the default.
+    ///   - line: The property's declaration line; leave the default.
+    public init(
+        name: DIContainer.Name? = nil,
+        container: DIContainer? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        let site = PropertySite(wrapper: "@WeakInjected", service: Service.self, name: name, file: file, line: line)
+        self.storage = WeakInjection(container: WrapperResolution.home(container), name: name, site: site)
     }
 
     /// The instance while someone holds it strongly, else `nil`.
@@ -38,43 +49,47 @@ final class WeakInjection<Service>: @unchecked Sendable {
     // @unchecked: the reference lives in the slot, behind its lock; the rest is `let`.
     private let container: DIContainer
     private let name: DIContainer.Name?
+    private let site: PropertySite
     private let slot: InstanceSlot<WeakReference>
 
     struct WeakReference {
         weak var object: AnyObject?
     }
 
-    init(container: DIContainer, name: DIContainer.Name?) {
+    init(container: DIContainer, name: DIContainer.Name?, site: PropertySite) {
         self.container = container
         self.name = name
+        self.site = site
         self.slot = InstanceSlot(service: Service.self, name: name)
+        WrapperResolution.recordLazyDependency(Service.self, name: name, container: container, site: site)
     }
 
     var value: Service? {
         let reference: WeakReference
         do {
-            reference = try slot.lazyInstance(for: "@WeakInjected \(slot.label)") {
-                WeakReference(object: Self.object(try container.resolveThrowing(Service.self, name: name), name))
+            reference = try slot.lazyInstance(for: site.description, at: site) {
+                WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
             }
         } catch {
-            fatalError(String(describing: error))
+            WrapperResolution.trap(error, site: site)
         }
         return reference.object.map { $0 as! Service }
     }
 
     func replace(with newValue: Service?) {
-        slot.replace(with: WeakReference(object: newValue.map { Self.object($0, name) }))
+        slot.replace(with: WeakReference(object: newValue.map { object($0) }))
     }
 
-    private static func object(_ instance: Service, _ name: DIContainer.Name?) -> AnyObject {
+    private func object(_ instance: Service) -> AnyObject {
         guard Swift.type(of: instance as Any) is AnyObject.Type else {
             fatalError(
                 """
-                Inject: @WeakInjected \(Describe.service(Service.self, name)) got a \
-                \(Describe.type(Swift.type(of: instance as Any))), which is not a class: a weak reference can only \
-                hold a class instance.
+                Inject: \(site) got a \(Describe.type(Swift.type(of: instance as Any))), which is not a class: a \
+                weak reference can only hold a class instance.
                   fix: use @Injected or @LazyInjected for value types.
-                """
+                """,
+                file: site.file,
+                line: site.line
             )
         }
         return instance as AnyObject

@@ -35,6 +35,9 @@ private final class NeedsCheckout {
     @Injected var checkout: Checkout
 }
 
+/// Where `NeedsCheckout.checkout` is declared, as messages name it.
+private let needsCheckoutDeclaration = "\(#fileID):\(#line - 4)"
+
 /// Built in a factory, resolves `InjectedCycleY` from `DIContainer.shared` with `@Injected` as it is initialised.
 private final class InjectedCycleX {
     @Injected var y: InjectedCycleY
@@ -60,6 +63,9 @@ private final class LazyNumber: @unchecked Sendable {
     // @unchecked: the wrapper is never reassigned, and `LazyInjected` synchronises its own first read.
     @LazyInjected var number: Int
 }
+
+/// Where `LazyNumber.number` is declared.
+private let lazyNumberDeclaration = "\(#fileID):\(#line - 4)"
 
 /// A `LazyNumber` whose `Int` factory reads the same property.
 private let lazyNumber = Cell<LazyNumber>()
@@ -102,7 +108,11 @@ struct TrapTests {
         }
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains(error.description))
+        // The same error, and which property led to it.
+        for line in error.description.split(separator: "\n") {
+            #expect(stderr.contains(line), "\(stderr)")
+        }
+        #expect(stderr.contains("reached from: @Injected Checkout at \(needsCheckoutDeclaration)"), "\(stderr)")
     }
 
     @Test func optionalTrapsWhenARegisteredServiceCannotBeBuilt() async throws {
@@ -188,7 +198,12 @@ struct TrapTests {
         }
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("@LazyInjected Int was read while its own value was being made"), "\(stderr)")
+        #expect(
+            stderr.contains(
+                "@LazyInjected Int at \(lazyNumberDeclaration) was read while its own value was being made"
+            ),
+            "\(stderr)"
+        )
         #expect(!stderr.contains("a hang, not a trap"))
     }
 

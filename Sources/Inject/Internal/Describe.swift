@@ -16,4 +16,11 @@ enum Describe {
         guard let name else { return Self.type(type) }
         return "\(Self.type(type)) named \"\(name.rawValue)\""
     }
+
+    /// Whether `type` is a protocol (an existential such as `any APIClient`), read from its metadata's kind: the
+    /// runtime gives existential type metadata the kinds 0x303 and, for constrained ones, 0x307.
+    static func isProtocol(_ type: Any.Type) -> Bool {
+        let kind = unsafeBitCast(type, to: UnsafePointer<UInt>.self).pointee
+        return kind == 0x303 || kind == 0x307
+    }
 }

@@ -142,17 +142,6 @@ class EntryBase: @unchecked Sendable {
     /// The current scope.
     var scope: Scope { Scope(code: scopeCode) }
 
-    /// Where the current scope keeps shared instances.
-    @inline(__always)
-    var storage: Scope.Storage { Scope.storage(ofCode: scopeCode) }
-
-    /// Whether instances resolve their dependencies from ``owner`` rather than from the container resolved through.
-    @inline(__always)
-    var resolvesFromOwner: Bool { storage == .registration }
-
-    @inline(__always)
-    var holdsWeakly: Bool { scopeCode == Scope.Code.weak }
-
     /// Sets the scope. ``Registration`` checks first that no shared instance was made under the old one.
     func setScope(_ scope: Scope) {
         c_inject_store_release(cells + Cell.scope, UnsafeMutableRawPointer(bitPattern: scope.code))
@@ -305,16 +294,17 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         return type
     }
 
-    /// The slot that guards builds of this entry's shared instance, made on first use, for the scope current then.
-    var slot: InstanceSlot<T> {
+    /// The slot that guards builds of this entry's shared instance, made on first use, for the scope whose code is
+    /// `code` (the one the build read).
+    func slot(_ code: Int) -> InstanceSlot<T> {
         if let slot = (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self) {
             return slot
         }
         let made = InstanceSlot<T>(
             service: serviceType,
             name: name,
-            holdsWeakly: holdsWeakly,
-            publishTo: scopeCode == Scope.Code.singleton && !isMainActor ? cells + Cell.published : nil
+            holdsWeakly: code == Scope.Code.weak,
+            publishTo: code == Scope.Code.singleton && !isMainActor ? cells + Cell.published : nil
         )
         return (cells + Cell.slot).publishOnce(made)
     }

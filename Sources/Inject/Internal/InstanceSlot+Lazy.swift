@@ -7,10 +7,16 @@ extension InstanceSlot {
     /// number of builds, for this one.
     ///
     /// - Parameters:
-    ///   - holder: The holder as a person reads it, such as `LazySingleton<Config>` or `@LazyInjected Store`.
+    ///   - holder: The holder as a person reads it, such as `LazySingleton<Config>` or
+    ///     `@LazyInjected Store at App/Screen.swift:12`.
+    ///   - site: The property's declaration, for a wrapper: the trap names it as its file and line.
     ///   - build: Makes the instance, with no lock held.
     /// - Throws: What `build` throws.
-    func lazyInstance(for holder: @autoclosure () -> String, build: () throws -> T) throws -> T {
+    func lazyInstance(
+        for holder: @autoclosure () -> String,
+        at site: PropertySite? = nil,
+        build: () throws -> T
+    ) throws -> T {
         do {
             return try instance(thread: ObjectIdentifier(ResolutionContext.current), build: build)
         } catch Failure.recursion {
@@ -20,7 +26,9 @@ extension InstanceSlot {
                 that could never finish, so it stops here instead of deadlocking.
                   fix: do not read \(holder()) from the code that makes its value (its factory or make, or anything \
                 they call).
-                """
+                """,
+                file: site?.file ?? #fileID,
+                line: site?.line ?? #line
             )
         } catch let deadlock as Parking.Deadlock {
             fatalError(
@@ -28,7 +36,9 @@ extension InstanceSlot {
                 Inject: \(holder()) waits for \(deadlock.chain.joined(separator: ", which waits for ")), which \
                 waits for \(holder()) on another thread: neither can finish.
                   fix: break the cycle, so that making one of these values does not need the other.
-                """
+                """,
+                file: site?.file ?? #fileID,
+                line: site?.line ?? #line
             )
         }
     }

@@ -3,8 +3,13 @@
 /// nothing the container built is seen under it.
 ///
 /// InjectTesting's overrides are overlays with registrations; `validate()` runs under an overlay without any, which
-/// applies to every container and records what it sees. An overlay applies to resolves through its target and
-/// through the target's descendants.
+/// applies to every container and records what it sees.
+///
+/// Two rules, kept apart on purpose:
+/// - **Registrations** apply to resolves through the target and its descendants only.
+/// - **Caches**: every shared instance built while the overlay is active is kept in the overlay, whatever container
+///   the resolve went through (the target, a parent, a sibling, an unrelated container), and dropped with it. A
+///   container's own caches are never written under an overlay, so nothing built inside is seen after it ends.
 final class Overlay: @unchecked Sendable {
     // @unchecked: every stored property is a `let`, and `slots` and the recorder lock themselves.
     /// The container the overlay applies to, with its descendants; `nil` for every container.
@@ -56,29 +61,8 @@ final class Overlay: @unchecked Sendable {
         return nil
     }
 
-    /// Whether instances built in `container` are cached in this overlay: for the target, its descendants and its
-    /// ancestors. The ancestors too, so that a parent's singleton first built under an override of a child is dropped
-    /// with the override instead of staying in the parent; the override's registrations still reach only the target
-    /// and its descendants (a singleton resolves its dependencies from the container that registered it).
-    func caches(for container: DIContainer) -> Bool {
-        guard let target else { return true }
-        return container.isOrDescends(from: target) || target.isOrDescends(from: container)
-    }
-
-    /// The innermost overlay, from this one outwards, whose caches hold instances built in `home`.
-    func cache(for home: DIContainer) -> Overlay? {
-        var current: Overlay? = self
-        while let overlay = current {
-            if overlay.caches(for: home) {
-                return overlay
-            }
-            current = overlay.outer
-        }
-        return nil
-    }
-
     /// This overlay's slot for `entry`'s shared instance in `home`.
-    func slot<T>(for entry: Entry<T>, home: DIContainer) -> InstanceSlot<T> {
+    func slot<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> InstanceSlot<T> {
         let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
         return slots.withLock { slots in
             if let held = slots[key] {
@@ -87,7 +71,7 @@ final class Overlay: @unchecked Sendable {
             let slot = InstanceSlot<T>(
                 service: entry.serviceType,
                 name: entry.name,
-                holdsWeakly: entry.holdsWeakly
+                holdsWeakly: code == Scope.Code.weak
             )
             slots[key] = Held(entry: entry, home: home, slot: slot)
             return slot

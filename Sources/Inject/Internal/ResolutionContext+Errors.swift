@@ -45,6 +45,7 @@ extension ResolutionContext {
         if !others.isEmpty {
             details.append("registered under other names: " + others.joined(separator: "; "))
         }
+        details += relatedRegistrations(of: type, through: container)
         let request = Describe.request(type, name)
         let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
         var fix = "register \(request) in this container or one of its parents\(alternatives)."
@@ -73,6 +74,49 @@ extension ResolutionContext {
         except name: DIContainer.Name?,
         through container: DIContainer
     ) -> [String] {
+        let typeID = ObjectIdentifier(type)
+        let exceptID = name?.id ?? 0
+        return registries(through: container).flatMap { registry in
+            registry.table.entries()
+                .filter { $0.key.type == typeID && $0.key.name != exceptID }
+                .map { "\($0.label) at \($0.location)" }
+        }
+    }
+
+    /// Registrations whose type's name contains the asked one's or is contained in it, or is the same name from
+    /// another module, each as a line that says what was probably meant.
+    private func relatedRegistrations(of type: Any.Type, through container: DIContainer) -> [String] {
+        let asked = Describe.type(type)
+        let askedFull = String(reflecting: type)
+        guard asked.count >= 3 else { return [] }
+        var lines: [String] = []
+        var seen: Set<String> = []
+        for registry in registries(through: container) {
+            for entry in registry.table.entries() where entry.key.type != ObjectIdentifier(type) {
+                let registered = Describe.type(entry.serviceType)
+                guard registered.count >= 3, seen.insert(registered).inserted else { continue }
+                let at = "\(entry.label) is registered at \(entry.location)"
+                if registered == asked {
+                    lines.append(
+                        "\(at), but as \(String(reflecting: entry.serviceType)), another type than \(askedFull)."
+                    )
+                } else if asked.contains(registered) {
+                    let what = Describe.isProtocol(entry.serviceType) ? "the protocol" : registered
+                    lines.append(
+                        "\(at): did you mean to resolve \(what), or add .implements(\(asked).self) to its registration?"
+                    )
+                } else if registered.contains(asked) {
+                    lines.append(
+                        "\(at): did you mean to add .implements(\(asked).self) to its registration, or to resolve \(registered)?"
+                    )
+                }
+            }
+        }
+        return lines
+    }
+
+    /// The overlays' registries that apply to `container`, then `container` and its ancestors.
+    private func registries(through container: DIContainer) -> [DIContainer] {
         var registries: [DIContainer] = []
         var overlay = self.overlay
         while let current = overlay {
@@ -81,14 +125,7 @@ extension ResolutionContext {
             }
             overlay = current.outer
         }
-        registries += container.lineage
-        let typeID = ObjectIdentifier(type)
-        let exceptID = name?.id ?? 0
-        return registries.flatMap { registry in
-            registry.table.entries()
-                .filter { $0.key.type == typeID && $0.key.name != exceptID }
-                .map { "\($0.label) at \($0.location)" }
-        }
+        return registries + container.lineage
     }
 
     func cycle(at index: Int, closedBy entry: EntryBase) -> ResolutionError {

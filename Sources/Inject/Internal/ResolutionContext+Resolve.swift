@@ -35,7 +35,6 @@ extension ResolutionContext {
         guard let (entry, owner) = find(key, through: container) else {
             return try resolveUnregistered(T.self, name: name, through: container, argument: argument)
         }
-        overlay?.recorder?.record(from: frames.last?.entry, to: entry)
         return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, argument)
     }
 
@@ -50,7 +49,7 @@ extension ResolutionContext {
         if let value = try resolveWrappedOptional(T.self, name: name, through: container, argument: argument) {
             return value
         }
-        overlay?.recorder?.recordMissing(from: frames.last?.entry, service: Describe.service(type, name))
+        overlay?.recorder?.recordMissing(from: recordSource, service: Describe.service(type, name), kind: recordKind)
         throw notRegistered(type, name: name, through: container)
     }
 
@@ -60,18 +59,17 @@ extension ResolutionContext {
         _ type: T.Type,
         key: Key,
         name: DIContainer.Name?,
-        through container: DIContainer
+        through container: DIContainer,
+        argument: ArgumentBox?
     ) throws -> T? {
         guard let (entry, owner) = find(key, through: container) else {
-            return try resolveWrappedOptional(T.self, name: name, through: container, argument: nil)
+            return try resolveWrappedOptional(T.self, name: name, through: container, argument: argument)
         }
-        overlay?.recorder?.record(from: frames.last?.entry, to: entry)
-        return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, nil)
+        return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, argument)
     }
 
     /// Builds `entry` as a resolve through `container` would, for `validate()`.
     func validate<T>(_ entry: Entry<T>, owner: DIContainer, through container: DIContainer) throws {
-        overlay?.recorder?.record(from: nil, to: entry)
         _ = try instance(of: entry, owner: owner, through: container, entry.validationSample)
     }
 
@@ -100,6 +98,10 @@ extension ResolutionContext {
         return (found.entry.takeUnretainedValue(), found.owner.takeUnretainedValue())
     }
 
+    /// An instance of `entry`, found in `owner`'s table by a resolve through `container`.
+    ///
+    /// The scope is read once, here, and that one value decides everything about the build: where its dependencies
+    /// come from, where the instance is kept, and whether it is held weakly.
     @inline(__always)
     func instance<T>(
         of entry: Entry<T>,
@@ -108,53 +110,68 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         try checkArgument(of: entry, argument)
+        let code = entry.scopeCode
         // Shared instances take their dependencies from the container that owns the registration; the rest from
         // the container the resolve went through, so that a child's registrations win. Two calls rather than one
         // `let home = cond ? owner : container`, which would retain whichever it picks.
-        if entry.resolvesFromOwner {
-            return try instance(of: entry, in: owner, argument)
+        if Scope.resolvesFromOwner(code) {
+            return try instance(of: entry, in: owner, code, argument)
         }
-        return try instance(of: entry, in: container, argument)
+        return try instance(of: entry, in: container, code, argument)
     }
 
-    /// An instance of `entry` whose dependencies resolve through `home`.
+    /// An instance of `entry` whose dependencies resolve through `home`, under the scope whose code is `code`.
     @inline(__always)
-    private func instance<T>(of entry: Entry<T>, in home: DIContainer, _ argument: ArgumentBox?) throws -> T {
+    private func instance<T>(
+        of entry: Entry<T>,
+        in home: DIContainer,
+        _ code: Int,
+        _ argument: ArgumentBox?
+    ) throws -> T {
+        if let recorder = overlay?.recorder {
+            recorder.record(from: recordSource, to: entry, home: home, kind: recordKind)
+        }
         if let index = frameIndex(of: entry, in: home) {
             if let inProgress = frames[index].inProgress {
                 return unsafeDowncast(inProgress.takeUnretainedValue(), to: Box<T>.self).value
             }
             throw cycle(at: index, closedBy: entry)
         }
-        switch entry.storage {
+        switch Scope.storage(ofCode: code) {
         case .none where overlay?.recorder != nil, .graph where overlay?.recorder != nil:
-            // Under validate(): one build per registration for the whole run, in the throwaway layer, rather than
-            // a new subtree for every registration that needs it. Every factory still runs, and every edge is
-            // recorded (by `resolve`, before this).
-            return try fill(overlay.unsafelyUnwrapped.slot(for: entry, home: home), entry, in: home, argument)
+            // Under validate(): one build per registration and container for the whole run, in the throwaway layer,
+            // rather than a new subtree for every registration that needs it. Every factory still runs, and every
+            // edge is recorded (above). Which entry points could close a cycle is judged afterwards, from the edges.
+            return try fill(
+                overlay.unsafelyUnwrapped.slot(for: entry, home: home, code),
+                entry,
+                in: home,
+                code,
+                argument
+            )
         case .none:
-            return try build(entry, in: home, argument)
+            return try build(entry, in: home, code, argument)
         case .graph:
             let key = GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
             if let box = graph[key] {
                 return unsafeDowncast(box, to: Box<T>.self).value
             }
-            let value = try build(entry, in: home, argument)
+            let value = try build(entry, in: home, code, argument)
             graph[key] = entry.box(value)
             return value
         case .registration:
-            if let cache = overlay?.cache(for: home) {
-                return try fill(cache.slot(for: entry, home: home), entry, in: home, argument)
+            if let cache = overlay {
+                return try fill(cache.slot(for: entry, home: home, code), entry, in: home, code, argument)
             }
             if let storage = entry.publishedStorage {
                 return storage.assumingMemoryBound(to: T.self).pointee
             }
-            return try fill(entry.slot, entry, in: home, argument)
+            return try fill(entry.slot(code), entry, in: home, code, argument)
         case .resolvingContainer:
-            if let cache = overlay?.cache(for: home) {
-                return try fill(cache.slot(for: entry, home: home), entry, in: home, argument)
+            if let cache = overlay {
+                return try fill(cache.slot(for: entry, home: home, code), entry, in: home, code, argument)
             }
-            return try fill(home.scopedSlot(for: entry), entry, in: home, argument)
+            return try fill(home.scopedSlot(for: entry), entry, in: home, code, argument)
         }
     }
 
@@ -175,11 +192,12 @@ extension ResolutionContext {
         _ slot: InstanceSlot<T>,
         _ entry: Entry<T>,
         in home: DIContainer,
+        _ code: Int,
         _ argument: ArgumentBox?
     ) throws -> T {
         do {
             return try slot.instance(thread: ObjectIdentifier(self)) {
-                try build(entry, in: home, argument)
+                try build(entry, in: home, code, argument)
             }
         } catch let deadlock as Parking.Deadlock {
             throw crossThreadCycle(deadlock.chain, waitingFor: entry)
@@ -190,16 +208,16 @@ extension ResolutionContext {
 
     /// Builds a new instance of `entry`: factory, then `resolveProperties`, with a frame on the stack throughout.
     @inline(__always)
-    func build<T>(_ entry: Entry<T>, in home: DIContainer, _ argument: ArgumentBox?) throws -> T {
+    func build<T>(_ entry: Entry<T>, in home: DIContainer, _ code: Int, _ argument: ArgumentBox?) throws -> T {
         guard frames.count < Self.maximumDepth else {
             throw tooDeep(entry)
         }
         if let recorder = overlay?.recorder {
-            return try buildTimed(entry, in: home, argument, recorder)
+            return try buildTimed(entry, in: home, code, argument, recorder)
         }
         push(entry, home)
         defer { pop() }
-        return try runFactory(entry, in: home, argument)
+        return try runFactory(entry, in: home, code, argument)
     }
 
     /// ``build(_:in:_:)`` under `validate()`: records the factory's own time, without the registrations it asked for.
@@ -207,6 +225,7 @@ extension ResolutionContext {
     private func buildTimed<T>(
         _ entry: Entry<T>,
         in home: DIContainer,
+        _ code: Int,
         _ argument: ArgumentBox?,
         _ recorder: ValidationRecorder
     ) throws -> T {
@@ -219,14 +238,19 @@ extension ResolutionContext {
             if isResolving {
                 addNestedTime(elapsed)
             }
-            recorder.recordBuild(of: entry, nanoseconds: own)
+            recorder.recordBuild(of: entry, home: home, nanoseconds: own)
         }
-        return try runFactory(entry, in: home, argument)
+        return try runFactory(entry, in: home, code, argument)
     }
 
     /// Runs the factory and `resolveProperties` of `entry`, whose frame is on top of the stack.
     @inline(__always)
-    private func runFactory<T>(_ entry: Entry<T>, in home: DIContainer, _ argument: ArgumentBox?) throws -> T {
+    private func runFactory<T>(
+        _ entry: Entry<T>,
+        in home: DIContainer,
+        _ code: Int,
+        _ argument: ArgumentBox?
+    ) throws -> T {
         let value: T
         do {
             if entry.argumentRule != .none {
@@ -241,7 +265,7 @@ extension ResolutionContext {
         } catch {
             throw wrap(error, from: entry, stage: .factory)
         }
-        if entry.holdsWeakly, !(Swift.type(of: value as Any) is AnyObject.Type) {
+        if code == Scope.Code.weak, !(Swift.type(of: value as Any) is AnyObject.Type) {
             throw notAClass(entry, value: value)
         }
         if entry.hasProperties, let properties = entry.properties {

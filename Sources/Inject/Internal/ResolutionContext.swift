@@ -45,6 +45,7 @@ final class ResolutionContext {
     private let graphStorage: UnsafeMutablePointer<[GraphKey: AnyObject]>
     private let overlayStorage: UnsafeMutablePointer<Overlay?>
     private let argumentStorage: UnsafeMutablePointer<ArgumentBox?>
+    private let originStorage: UnsafeMutablePointer<Origin?>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -56,6 +57,19 @@ final class ResolutionContext {
     var pendingArgument: ArgumentBox? {
         unsafeAddress { UnsafePointer(argumentStorage) }
         unsafeMutableAddress { argumentStorage }
+    }
+
+    /// Under `validate()`: who the top-level requests made on this thread now are recorded as coming from, and how.
+    struct Origin {
+        let source: ValidationRecorder.Source
+        let kind: ValidationRecorder.EdgeKind
+    }
+
+    /// Set while `validate(building:)` runs a root (its wrappers' requests are the root's dependencies) or checks a
+    /// lazy wrapper's dependency (recorded as the holder's lazy edge); `nil` otherwise.
+    var topLevelOrigin: Origin? {
+        unsafeAddress { UnsafePointer(originStorage) }
+        unsafeMutableAddress { originStorage }
     }
 
     /// Takes the argument set for the factory that is running on this thread.
@@ -111,6 +125,8 @@ final class ResolutionContext {
         overlayStorage.initialize(to: nil)
         argumentStorage = .allocate(capacity: 1)
         argumentStorage.initialize(to: nil)
+        originStorage = .allocate(capacity: 1)
+        originStorage.initialize(to: nil)
     }
 
     deinit {
@@ -125,10 +141,37 @@ final class ResolutionContext {
         overlayStorage.deallocate()
         argumentStorage.deinitialize(count: 1)
         argumentStorage.deallocate()
+        originStorage.deinitialize(count: 1)
+        originStorage.deallocate()
     }
 
     /// Whether a resolve is under way on this thread.
     var isResolving: Bool { depthStorage.pointee > 0 }
+
+    /// The container the build under way on this thread resolves its dependencies from, or `nil` outside any build:
+    /// where a property wrapper initialised now resolves when it is not given a container.
+    var buildingHome: DIContainer? {
+        guard depthStorage.pointee > 0 else { return nil }
+        return frameBuffer[depthStorage.pointee - 1].container
+    }
+
+    /// Who is asking now, for `validate()`'s record: the innermost build, else the top-level origin, else nobody.
+    var recordSource: ValidationRecorder.Source? {
+        if let frame = frames.last {
+            return .node(
+                ValidationRecorder.Node(entry: ObjectIdentifier(frame.entry), home: ObjectIdentifier(frame.container))
+            )
+        }
+        return topLevelOrigin?.source
+    }
+
+    /// How the innermost build is asking: from its factory, or from `resolveProperties` once the factory returned.
+    var recordKind: ValidationRecorder.EdgeKind {
+        if let frame = frames.last {
+            return frame.inProgress == nil ? .factory : .properties
+        }
+        return topLevelOrigin?.kind ?? .factory
+    }
 
     /// Starts a top-level resolve: under the task's overlay, or the one of the resolver that started it.
     func beginTopLevel(_ caller: DIContainer.Caller) {

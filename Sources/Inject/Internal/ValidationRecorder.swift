@@ -1,68 +1,152 @@
-/// What `validate()` sees while it builds: the registrations built and their own build times, the dependency edges
-/// between them, and the services asked for but not registered.
+/// What `validate()` sees while it builds: the instances built (a registration in the container that holds the
+/// instance), the dependency edges between them and how each was asked for, the services asked for but not
+/// registered, the factories' own build times, and the failures property wrappers kept instead of trapping.
 ///
 /// The resolution engine reports to it only under the validation overlay, so ordinary resolves pay nothing. Factories
 /// may hand a resolver to other threads, so it locks.
 final class ValidationRecorder: @unchecked Sendable {
     // @unchecked: `state` is only touched through its lock.
 
-    /// Where an edge leads: a registration, or a service nothing is registered for.
+    /// One instance validation built: a registration, in the container whose dependencies it resolved from (its
+    /// home), which is also the container that holds it for every caching scope but `.singleton`-like ones, which
+    /// live in their registration's container.
+    struct Node: Hashable {
+        let entry: ObjectIdentifier
+        let home: ObjectIdentifier
+    }
+
+    /// Where an edge leads: an instance, or a service nothing is registered for.
     enum Target: Hashable {
-        case entry(ObjectIdentifier)
+        case node(Node)
         case missing(String)
+    }
+
+    /// Who asked: an instance's factory or `resolveProperties`, or a root of `validate(building:)`.
+    enum Source: Hashable {
+        case node(Node)
+        case root(Int)
+    }
+
+    /// How a dependency was asked for, strongest first.
+    enum EdgeKind: Int, Comparable {
+        /// By the factory, or a wrapper initialised while it ran: needed before the instance exists.
+        case factory
+        /// By `resolveProperties`, after the factory returned: the instance exists and can be handed back.
+        case properties
+        /// By `@LazyInjected` or `@WeakInjected`: on first read, never while the holder is built.
+        case lazy
+
+        static func < (lhs: EdgeKind, rhs: EdgeKind) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    struct Edge {
+        let to: Target
+        var kind: EdgeKind
+    }
+
+    /// A dependency a lazy wrapper will resolve on first read: validation resolves it after the build that made
+    /// the wrapper, as a resolve of its own.
+    struct LazyCheck {
+        let source: Source?
+        let site: PropertySite
+        let container: DIContainer
+        let resolve: @Sendable (DIContainer) throws -> Void
     }
 
     struct State {
         /// Every registration seen, in the order first seen.
         var entries: [EntryBase] = []
-        var seen: Set<ObjectIdentifier> = []
-        /// Dependencies by the registration whose factory asked, in the order first asked.
-        var dependencies: [ObjectIdentifier: [Target]] = [:]
-        var edges: Set<Edge> = []
+        var seenEntries: Set<ObjectIdentifier> = []
+        /// The containers instances were built in, kept alive so that their identities stay unique.
+        var containers: [ObjectIdentifier: DIContainer] = [:]
+        /// Dependencies by who asked, in the order first asked.
+        var dependencies: [Source: [Edge]] = [:]
+        /// Who asked, in the order each first asked.
+        var sources: [Source] = []
+        var edgeIndex: [Source: [Target: Int]] = [:]
         /// The longest time each registration's own factory took, in nanoseconds.
         var buildNanoseconds: [ObjectIdentifier: UInt64] = [:]
         /// Services asked for but not registered, in the order first asked.
         var missing: [String] = []
-    }
-
-    struct Edge: Hashable {
-        let from: ObjectIdentifier
-        let to: Target
+        /// The roots of `validate(building:)`, by index: the type each built, once it returned.
+        var roots: [String] = []
+        /// Failures property wrappers kept instead of trapping, each naming the property.
+        var wrapperFailures: [ResolutionError] = []
+        /// Lazy wrappers' dependencies not checked yet.
+        var lazyChecks: [LazyCheck] = []
+        var lazyCheckKeys: Set<String> = []
     }
 
     private let state = Locked(State())
 
-    /// `from` (or a top-level request, when `nil`) asked for `to`.
-    func record(from: EntryBase?, to: EntryBase) {
+    /// `source` (or a top-level request, when `nil`) asked for `entry`, which was then built in `home`.
+    func record(from source: Source?, to entry: EntryBase, home: DIContainer, kind: EdgeKind) {
         state.withLock { state in
-            state.see(to)
-            if let from {
-                state.see(from)
-                state.add(Edge(from: ObjectIdentifier(from), to: .entry(ObjectIdentifier(to))))
+            state.see(entry, home)
+            if let source {
+                state.add(
+                    Edge(to: .node(Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))), kind: kind),
+                    from: source
+                )
             }
         }
     }
 
-    /// `from` asked for `service`, which is not registered.
-    func recordMissing(from: EntryBase?, service: String) {
+    /// `source` asked for `service`, which is not registered.
+    func recordMissing(from source: Source?, service: String, kind: EdgeKind) {
         state.withLock { state in
             if !state.missing.contains(service) {
                 state.missing.append(service)
             }
-            if let from {
-                state.see(from)
-                state.add(Edge(from: ObjectIdentifier(from), to: .missing(service)))
+            if let source {
+                state.add(Edge(to: .missing(service), kind: kind), from: source)
             }
         }
     }
 
     /// `entry`'s own factory took `nanoseconds`, not counting the registrations it asked for.
-    func recordBuild(of entry: EntryBase, nanoseconds: UInt64) {
+    func recordBuild(of entry: EntryBase, home: DIContainer, nanoseconds: UInt64) {
         state.withLock { state in
-            state.see(entry)
+            state.see(entry, home)
             let key = ObjectIdentifier(entry)
             state.buildNanoseconds[key] = max(state.buildNanoseconds[key] ?? 0, nanoseconds)
         }
+    }
+
+    /// A property wrapper could not resolve its service and kept the failure, so that validation goes on.
+    func recordWrapperFailure(_ error: ResolutionError) {
+        state.withLock { $0.wrapperFailures.append(error) }
+    }
+
+    /// A lazy wrapper was made: check its dependency once the current build is done.
+    func recordLazyCheck(_ check: LazyCheck) {
+        state.withLock { state in
+            let key = "\(check.site.location):\(ObjectIdentifier(check.container))"
+            if state.lazyCheckKeys.insert(key).inserted {
+                state.lazyChecks.append(check)
+            }
+        }
+    }
+
+    /// Takes the lazy checks recorded so far.
+    func takeLazyChecks() -> [LazyCheck] {
+        state.withLock { state in
+            defer { state.lazyChecks.removeAll() }
+            return state.lazyChecks
+        }
+    }
+
+    /// Starts a root of `validate(building:)`; returns its index.
+    func addRoot() -> Int {
+        state.withLock { state in
+            state.roots.append("root \(state.roots.count + 1)")
+            return state.roots.count - 1
+        }
+    }
+
+    /// Names a root after the type of what it built.
+    func nameRoot(_ index: Int, _ label: String) {
+        state.withLock { $0.roots[index] = label }
     }
 
     /// Everything recorded so far.
@@ -72,15 +156,22 @@ final class ValidationRecorder: @unchecked Sendable {
 }
 
 extension ValidationRecorder.State {
-    fileprivate mutating func see(_ entry: EntryBase) {
-        if seen.insert(ObjectIdentifier(entry)).inserted {
+    fileprivate mutating func see(_ entry: EntryBase, _ home: DIContainer) {
+        if seenEntries.insert(ObjectIdentifier(entry)).inserted {
             entries.append(entry)
         }
+        containers[ObjectIdentifier(home)] = home
     }
 
-    fileprivate mutating func add(_ edge: ValidationRecorder.Edge) {
-        if edges.insert(edge).inserted {
-            dependencies[edge.from, default: []].append(edge.to)
+    fileprivate mutating func add(_ edge: ValidationRecorder.Edge, from source: ValidationRecorder.Source) {
+        if let index = edgeIndex[source]?[edge.to] {
+            dependencies[source]![index].kind = min(dependencies[source]![index].kind, edge.kind)
+            return
         }
+        if dependencies[source] == nil {
+            sources.append(source)
+        }
+        edgeIndex[source, default: [:]][edge.to] = dependencies[source]?.count ?? 0
+        dependencies[source, default: []].append(edge)
     }
 }

@@ -13,6 +13,8 @@ struct DependencyGraph: Sendable {
     struct Edge: Sendable {
         let from: Int
         let to: Int
+        /// Asked for by a `@LazyInjected` or `@WeakInjected` property on first read, not while the holder was built.
+        let isLazy: Bool
     }
 
     var nodes: [Node] = []

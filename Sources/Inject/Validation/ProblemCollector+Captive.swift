@@ -1,30 +1,43 @@
 extension ProblemCollector {
-    /// Captive dependencies: a `.singleton`, `.cached` or custom-scope service that holds a service whose lifetime is
-    /// ended explicitly and differs from its own (a `.cached` or custom-scope one, which `reset` renews, or a
-    /// `.scoped` one, which dies with its child scope). After the reset, the holder keeps the stale instance.
+    /// Captive dependencies: a `.singleton`, `.cached` or custom-scope instance that holds an instance whose life can
+    /// end while the holder goes on, so that the holder keeps a stale one.
     ///
-    /// What a service "holds" is what its factory asked for, including `@Injected` properties initialised during the
-    /// build, seen through `implements` forwards (which count with the scope of the registration they forward to)
-    /// and through the `.transient` and `.graph` services it asked for, which are made for it and held by it. Holding
-    /// a `.transient`, `.graph` or `.weak` service is not itself flagged: those are built fresh by design, and flagging
-    /// them buries the real finding under dozens of warnings in every real app.
+    /// Lifetimes are compared, not scope names. An instance lives in a container (a `.scoped` one in the container
+    /// that resolved it, every other caching scope in its registration's container) and ends with that container,
+    /// or earlier when `reset` drops its scope there. The held instance's life can end first when:
+    /// - it lives in a child of the holder's container (the child scope ends, the holder goes on);
+    /// - it is `.cached` or custom-scope and a `reset` that spares the holder drops it: another scope, or the same
+    ///   scope in another container;
+    /// - it is `.scoped` and the holder is application-wide (in a root container): a `.scoped` service is one per
+    ///   child scope, so an application-wide holder keeps one that no child scope shares and that outlives them.
+    /// A `.singleton` in a session child that holds that child's `.scoped` service lives and dies with the same
+    /// child: not flagged.
+    ///
+    /// What an instance "holds" is what its factory, `resolveProperties` and property wrappers asked for, seen through
+    /// `implements` forwards (which count with the registration they forward to) and through the `.transient` and
+    /// `.graph` instances it asked for, which are made for it and held by it. Holding a `.transient`, `.graph` or
+    /// `.weak` instance is not itself flagged: those are built fresh by design, and flagging them buries the real
+    /// finding under dozens of warnings in every real app.
     mutating func addCaptiveDependencies(in seen: ValidationRecorder.State) {
         var entriesByID: [ObjectIdentifier: EntryBase] = [:]
         for entry in seen.entries {
             entriesByID[ObjectIdentifier(entry)] = entry
         }
-        for holder in seen.entries where !holder.isForward && Self.canCapture(holder.scope) {
-            var visited: Set<ObjectIdentifier> = [ObjectIdentifier(holder)]
-            var pending: [(id: ObjectIdentifier, via: [EntryBase])] = [(ObjectIdentifier(holder), [])]
-            while let (id, via) = pending.popLast() {
-                for case .entry(let dependencyID) in seen.dependencies[id] ?? [] {
-                    guard visited.insert(dependencyID).inserted, let dependency = entriesByID[dependencyID] else {
-                        continue
-                    }
-                    if dependency.isForward || dependency.scope == .transient || dependency.scope == .graph {
-                        pending.append((dependencyID, via + [dependency]))
-                    } else if dependency.scope.endsExplicitly, dependency.scope != holder.scope {
-                        addCaptive(holder: holder, held: dependency, via: via)
+        for case .node(let holderNode) in seen.sources {
+            guard let holder = entriesByID[holderNode.entry], !holder.isForward, Self.canCapture(holder.scope) else {
+                continue
+            }
+            var visited: Set<ValidationRecorder.Node> = [holderNode]
+            var pending: [(node: ValidationRecorder.Node, via: [EntryBase])] = [(holderNode, [])]
+            while let (node, via) = pending.popLast() {
+                for case .node(let target) in (seen.dependencies[.node(node)] ?? []).map(\.to) {
+                    guard visited.insert(target).inserted, let held = entriesByID[target.entry] else { continue }
+                    if held.isForward || held.scope == .transient || held.scope == .graph {
+                        pending.append((target, via + [held]))
+                    } else if let home = seen.containers[target.home],
+                        let ending = Self.ending(of: held, builtIn: home, heldBy: holder)
+                    {
+                        addCaptive(holder: holder, held: held, via: via, ending: ending)
                     }
                 }
             }
@@ -39,17 +52,40 @@ extension ProblemCollector {
         }
     }
 
-    private mutating func addCaptive(holder: EntryBase, held: EntryBase, via: [EntryBase]) {
+    /// How `held`, built in `home`, can end while `holder` goes on, in words; `nil` when it cannot.
+    private static func ending(of held: EntryBase, builtIn home: DIContainer, heldBy holder: EntryBase) -> String? {
+        let scope = held.scope
+        // The container each instance lives in: the holder's scopes all live in the registering container.
+        let heldContainer = scope == .scoped ? home : held.owner
+        let holderContainer = holder.owner
+        let endsWithAChild = heldContainer !== holderContainer && heldContainer.isOrDescends(from: holderContainer)
+        switch scope.kind {
+        case .transient, .graph, .weak:
+            return nil
+        case .singleton:
+            return endsWithAChild
+                ? "when the child scope that holds \(held.label) ends, \(holder.label) still holds it" : nil
+        case .scoped:
+            let applicationWide = heldContainer === holderContainer && holderContainer.parent == nil
+            return endsWithAChild || applicationWide
+                ? "when the child scope that made \(held.label) ends, \(holder.label) still holds it" : nil
+        case .cached, .custom:
+            if endsWithAChild {
+                return "when the child scope that holds \(held.label) ends, \(holder.label) still holds it"
+            }
+            guard scope != holder.scope || heldContainer !== holderContainer else { return nil }
+            let whose = heldContainer === holderContainer ? "" : " on the container that registers \(held.label)"
+            return "after reset(\(scope))\(whose), \(holder.label) still holds the stale \(held.label)"
+        }
+    }
+
+    private mutating func addCaptive(holder: EntryBase, held: EntryBase, via: [EntryBase], ending: String) {
         let through = via.map { step in
             step.isForward ? "as \(step.label) (implements)" : "through \(step.label) (\(step.scope))"
         }
         let route = through.isEmpty ? "" : " " + through.joined(separator: ", ")
         // What the holder's factory asked for: the protocol of an `implements` forward, or the service itself.
         let asked = via.first?.label ?? held.label
-        let ending =
-            held.scope == .scoped
-            ? "when the child scope that made \(held.label) ends, \(holder.label) still holds it"
-            : "after reset(\(held.scope)), \(holder.label) still holds the stale \(held.label)"
         add(
             ValidationProblem(
                 severity: .warning,

@@ -31,6 +31,19 @@ struct ProblemCollector {
 
     /// The error building `entry` ended in.
     mutating func add(_ error: ResolutionError, building entry: EntryBase) {
+        add(error, at: entry.location)
+    }
+
+    /// The failures property wrappers kept instead of trapping, each reported at the property's declaration when
+    /// the property's own request failed.
+    mutating func addWrapperFailures(in seen: ValidationRecorder.State) {
+        for error in seen.wrapperFailures {
+            add(error, at: error.registration ?? "")
+        }
+    }
+
+    /// `error`, reported at the `file:line` of the registration whose factory asked, or at `fallback`.
+    mutating func add(_ error: ResolutionError, at fallback: String) {
         let (severity, kind): (ValidationProblem.Severity, ValidationProblem.Kind)
         switch error.kind {
         case .notRegistered: (severity, kind) = (.error, .missingRegistration)
@@ -39,7 +52,7 @@ struct ProblemCollector {
         case .notOnMainActor: (severity, kind) = (.warning, .notBuilt)
         case .argumentMismatch, .notAClass, .notConforming, .tooDeep: (severity, kind) = (.error, .invalidRegistration)
         }
-        let location = error.registration ?? entry.location
+        let location = error.registration ?? fallback
         let problem = ValidationProblem(
             severity: severity,
             kind: kind,
@@ -55,9 +68,14 @@ struct ProblemCollector {
     private static func key(of error: ResolutionError, at location: String) -> String {
         if error.kind == .cycle, let closing = error.path.last, let start = error.path.firstIndex(of: closing) {
             // The same cycle found from each of its members: the set of its steps.
-            return "cycle:" + Set(error.path[start...]).sorted().joined(separator: ",")
+            return cycleKey(Array(error.path[start...]))
         }
         return "\(error.kind):\(error.service):\(location)"
+    }
+
+    /// The key of a cycle, whichever of its members it was found from: the set of its steps.
+    static func cycleKey(_ steps: [String]) -> String {
+        "cycle:" + Set(steps).sorted().joined(separator: ",")
     }
 
     /// A warning for a registration validation cannot build, or `nil` when it can.

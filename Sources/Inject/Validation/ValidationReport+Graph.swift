@@ -3,7 +3,9 @@ extension ValidationReport {
     ///
     /// Each registration is a box labelled with its type, name and scope; an edge goes from a registration to each
     /// service its factory (or `resolveProperties`, or an `@Injected` property initialised during the build) asked
-    /// for. A service nothing is registered for is a dashed red box. Render it with `dot -Tsvg graph.dot > graph.svg`.
+    /// for, dotted when a `@LazyInjected` or `@WeakInjected` property asks on first read. An object built by
+    /// `validate(building:)` is a box labelled with its type. A service nothing is registered for is a dashed red box.
+    /// Render it with `dot -Tsvg graph.dot > graph.svg`.
     public func dot() -> String {
         var lines = [
             "digraph Inject {",
@@ -20,7 +22,8 @@ extension ValidationReport {
             }
         }
         for edge in graph.edges {
-            let style = graph.nodes[edge.to].isMissing ? " [style=dashed, color=red]" : ""
+            let style =
+                graph.nodes[edge.to].isMissing ? " [style=dashed, color=red]" : edge.isLazy ? " [style=dotted]" : ""
             lines.append("  n\(edge.from) -> n\(edge.to)\(style);")
         }
         lines.append("}")
@@ -29,7 +32,7 @@ extension ValidationReport {
 
     /// The dependency graph validation saw, as a Mermaid flowchart (GitHub renders it in Markdown).
     ///
-    /// The same nodes and edges as ``dot()``; a missing service, and the edges to it, are drawn dashed.
+    /// The same nodes and edges as ``dot()``; a missing service, the edges to it and lazy edges are drawn dashed.
     public func mermaid() -> String {
         var lines = ["flowchart LR"]
         for (index, node) in graph.nodes.enumerated() {
@@ -40,7 +43,7 @@ extension ValidationReport {
             }
         }
         for edge in graph.edges {
-            let arrow = graph.nodes[edge.to].isMissing ? "-.->" : "-->"
+            let arrow = graph.nodes[edge.to].isMissing || edge.isLazy ? "-.->" : "-->"
             lines.append("  n\(edge.from) \(arrow) n\(edge.to)")
         }
         if graph.nodes.contains(where: \.isMissing) {

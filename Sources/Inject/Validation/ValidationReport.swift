@@ -54,10 +54,14 @@ public struct ValidationReport: CustomStringConvertible, Sendable {
         let errorCount = errors.count
         let warningCount = warnings.count
         // The summary line's format is fixed, "checked N registrations: E errors, W warnings", so that tools can
-        // read it; the nouns stay plural for any count.
-        var lines = ["checked \(checkedCount) registrations: \(errorCount) errors, \(warningCount) warnings"]
+        // read it; each noun agrees with its count ("1 error").
+        var lines = [
+            "checked \(Self.count(checkedCount, "registration")): \(Self.count(errorCount, "error")), "
+                + Self.count(warningCount, "warning")
+        ]
         lines += problems.map(\.description)
-        let slowest = buildTimes.prefix(Self.slowestListed)
+        // Factories that round to 0.0 ms say nothing about start-up, so they are not listed.
+        let slowest = buildTimes.prefix(Self.slowestListed).filter { $0.nanoseconds >= 50_000 }
         if !slowest.isEmpty {
             lines.append("slowest registrations:")
             let serviceWidth = slowest.map(\.service.count).max() ?? 0
@@ -70,6 +74,11 @@ public struct ValidationReport: CustomStringConvertible, Sendable {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `1 error`, `2 errors`.
+    static func count(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// `12.3 ms`, without Foundation's formatting.

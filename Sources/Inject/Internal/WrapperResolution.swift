@@ -1,0 +1,132 @@
+import CInjectShims
+
+/// What the property wrappers share: which container they resolve through, and what they do with a failure.
+enum WrapperResolution {
+    /// The container a wrapper resolves through: the one it was given; else, while a factory runs on this thread,
+    /// the container that factory's dependencies come from (as `r.resolve()` there would); else
+    /// ``DIContainer/shared``.
+    @inline(__always)
+    static func home(_ given: DIContainer?) -> DIContainer {
+        if let given {
+            return given
+        }
+        if let raw = c_inject_get_thread_context(),
+            let home = Unmanaged<ResolutionContext>.fromOpaque(raw)._withUnsafeGuaranteedRef({ $0.buildingHome })
+        {
+            return home
+        }
+        return .shared
+    }
+
+    /// The validation recorder when `validate()` is building on this task, else `nil`: one thread-local read, and
+    /// an atomic load outside any resolve.
+    static var activeRecorder: ValidationRecorder? {
+        if let raw = c_inject_get_thread_context() {
+            let context = Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue()
+            if context.isResolving {
+                return context.overlay?.recorder
+            }
+        }
+        return Overlay.active()?.recorder
+    }
+
+    /// How long the resolution path is on this thread now: where a wrapper's own request would start.
+    static var depth: Int {
+        guard let raw = c_inject_get_thread_context() else { return 0 }
+        return Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue().frames.count
+    }
+
+    /// A wrapper's resolve failed. Under `validate()` the failure, naming the property, is recorded and kept, so
+    /// that validation goes on and reports everything else; anywhere else it traps, naming the property.
+    static func keep(_ error: any Error, site: PropertySite) -> WrapperFailure {
+        let named = named(error, site: site)
+        guard let recorder = activeRecorder else {
+            fatalError(named.description, file: site.file, line: site.line)
+        }
+        recorder.recordWrapperFailure(named)
+        return WrapperFailure(error: named, site: site)
+    }
+
+    /// Traps with `error`, naming the property: for a lazy wrapper's first read, which cannot keep a failure.
+    static func trap(_ error: any Error, site: PropertySite) -> Never {
+        fatalError(named(error, site: site).description, file: site.file, line: site.line)
+    }
+
+    /// `error` as a ``ResolutionError`` that names the property as the one asking.
+    private static func named(_ error: any Error, site: PropertySite) -> ResolutionError {
+        guard let error = error as? ResolutionError else {
+            return ResolutionError(
+                kind: .factoryThrew,
+                service: Describe.service(site.service, site.name),
+                path: [Describe.service(site.service, site.name)],
+                registration: site.location,
+                underlying: error,
+                headline: "\(site) could not be resolved: \(error)",
+                fix: "fix the cause of the error above."
+            )
+        }
+        return error.asked(by: site, atDepth: depth)
+    }
+
+    /// Under `validate()`, records that a lazy wrapper was made, so that its dependency is resolved after the build
+    /// that made it, as its first read would.
+    static func recordLazyDependency<Service>(
+        _ type: Service.Type,
+        name: DIContainer.Name?,
+        container: DIContainer,
+        site: PropertySite
+    ) {
+        guard let recorder = activeRecorder else { return }
+        let source = c_inject_get_thread_context().flatMap {
+            Unmanaged<ResolutionContext>.fromOpaque($0).takeUnretainedValue().recordSource
+        }
+        recorder.recordLazyCheck(
+            ValidationRecorder.LazyCheck(source: source, site: site, container: container) { container in
+                _ = try container.resolveThrowing(Service.self, name: name)
+            }
+        )
+    }
+}
+
+/// A wrapper's resolve that failed under `validate()`: kept so that validation goes on, and trapped on if the
+/// property is read.
+@usableFromInline
+final class WrapperFailure: Sendable {
+    let error: ResolutionError
+    let site: PropertySite
+
+    init(error: ResolutionError, site: PropertySite) {
+        self.error = error
+        self.site = site
+    }
+
+    /// The property was read although it could not be resolved.
+    @usableFromInline
+    func trap() -> Never {
+        fatalError(
+            """
+            \(error.description)
+              note: \(site) was read, but it could not be resolved while validate() built its owner.
+            """,
+            file: site.file,
+            line: site.line
+        )
+    }
+}
+
+/// The value of an `@Injected` or `@OptionalInjected` property: resolved, or a failure kept under `validate()`.
+@usableFromInline
+enum InjectedValue<Service> {
+    case resolved(Service)
+    case failed(WrapperFailure)
+
+    @inlinable
+    var value: Service {
+        switch self {
+        case .resolved(let value): value
+        case .failed(let failure): failure.trap()
+        }
+    }
+}
+
+extension InjectedValue: Sendable where Service: Sendable {}

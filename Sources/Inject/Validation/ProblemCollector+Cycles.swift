@@ -1,0 +1,208 @@
+extension ProblemCollector {
+    /// Cycles that only some entry points hit: those whose steps mix factory and `resolveProperties` requests.
+    ///
+    /// While a factory runs, its instance does not exist yet; once it returns, `resolveProperties` runs and a request
+    /// that comes back to the instance gets it. So a cycle is closed when it comes back through a `resolveProperties`
+    /// step, and fails when it comes back to an instance whose factory is still running. Which one happens depends
+    /// on where the cycle is entered: resolving the source of any factory step first fails, because everything
+    /// after that step runs inside its factory. A cycle made only of `resolveProperties` steps works from anywhere; a
+    /// cycle made only of factory steps fails from anywhere, and the builds themselves report it.
+    ///
+    /// Validation builds each registration once per run, so which of these it hits depends on the order it builds
+    /// them in. Instead, the edges it recorded are analysed: every strongly connected group of instances (Tarjan's
+    /// algorithm, linear in the edges) whose edges mix both kinds is one error, naming an entry point that fails.
+    mutating func addCyclesByEntryPoint(in seen: ValidationRecorder.State) {
+        let graph = InstanceGraph(seen)
+        for component in graph.stronglyConnectedComponents() {
+            let members = Set(component)
+            var factorySources: [Int] = []
+            var hasPropertiesStep = false
+            for node in component {
+                for edge in graph.edges[node] where members.contains(edge.to) {
+                    if edge.kind == .factory {
+                        factorySources.append(node)
+                    } else {
+                        hasPropertiesStep = true
+                    }
+                }
+            }
+            guard hasPropertiesStep, !factorySources.isEmpty else { continue }
+            addCycle(in: graph, members: members, failingEntries: factorySources)
+        }
+    }
+
+    private mutating func addCycle(in graph: InstanceGraph, members: Set<Int>, failingEntries: [Int]) {
+        let byLocation = { (node: Int) in (graph.entries[node].file.description, graph.entries[node].line) }
+        let failing = Array(Set(failingEntries)).sorted { byLocation($0) < byLocation($1) }
+        let entry = failing[0]
+        guard let firstStep = graph.edges[entry].first(where: { $0.kind == .factory && members.contains($0.to) }),
+            let back = graph.shortestPath(from: firstStep.to, to: entry, within: members)
+        else { return }
+        let cycle = [entry] + back
+        let labels = cycle.map { graph.entries[$0].label }
+        let closers = zip(cycle, cycle.dropFirst()).compactMap { from, to in
+            graph.kind(from: from, to: to) == .properties ? "\(graph.entries[from].label).resolveProperties" : nil
+        }
+        let entryLabel = labels[0]
+        let steps = labels.joined(separator: " -> ")
+        let working = members.subtracting(failing).map { graph.entries[$0].label }.sorted()
+        let alsoFailing = failing.dropFirst().map { graph.entries[$0].label }
+        var details = [
+            "path: \(steps)",
+            """
+            \(entryLabel)'s factory asks for \(labels[1]), and the cycle comes back to \(entryLabel) before that \
+            factory has returned, so there is no \(entryLabel) to hand back yet.
+            """,
+        ]
+        if !working.isEmpty {
+            details.append(
+                "resolving \(working.joined(separator: " or ")) first works, which is why this can pass in use."
+            )
+        }
+        if !alsoFailing.isEmpty {
+            details.append("also fails when resolved first: \(alsoFailing.joined(separator: ", ")).")
+        }
+        let registered = Set(cycle).sorted { byLocation($0) < byLocation($1) }.map {
+            "\(graph.entries[$0].label) at \(graph.entries[$0].location)"
+        }
+        details.append("registered: \(registered.joined(separator: "; "))")
+        details.append(
+            """
+            fix: make every step of the cycle a resolveProperties step (here: get \(labels[1]) in \(entryLabel)'s \
+            resolveProperties instead of its factory), or let one side hold the other with @LazyInjected.
+            """
+        )
+        let closedBy = closers.isEmpty ? "" : " (\(closers.joined(separator: ", ")))"
+        add(
+            ValidationProblem(
+                severity: .error,
+                kind: .cycle,
+                service: entryLabel,
+                location: graph.entries[entry].location,
+                message: "dependency cycle, resolving \(entryLabel) first: \(steps)\(closedBy).",
+                details: details
+            ),
+            key: Self.cycleKey(labels),
+            pathLength: -1
+        )
+    }
+}
+
+/// The instances a validation built and the edges between them (factory and `resolveProperties` requests; lazy
+/// reads are not part of any build), numbered for graph algorithms.
+private struct InstanceGraph {
+    struct Edge {
+        let to: Int
+        let kind: ValidationRecorder.EdgeKind
+    }
+
+    var entries: [EntryBase] = []
+    var edges: [[Edge]] = []
+
+    init(_ seen: ValidationRecorder.State) {
+        var entriesByID: [ObjectIdentifier: EntryBase] = [:]
+        for entry in seen.entries {
+            entriesByID[ObjectIdentifier(entry)] = entry
+        }
+        var numbers: [ValidationRecorder.Node: Int] = [:]
+        func number(_ node: ValidationRecorder.Node) -> Int? {
+            if let number = numbers[node] { return number }
+            guard let entry = entriesByID[node.entry] else { return nil }
+            numbers[node] = entries.count
+            entries.append(entry)
+            edges.append([])
+            return entries.count - 1
+        }
+        for case .node(let source) in seen.sources {
+            guard let from = number(source) else { continue }
+            for edge in seen.dependencies[.node(source)] ?? [] where edge.kind != .lazy {
+                if case .node(let target) = edge.to, let to = number(target) {
+                    edges[from].append(Edge(to: to, kind: edge.kind))
+                }
+            }
+        }
+    }
+
+    /// The kind of the edge from `from` to `to`.
+    func kind(from: Int, to: Int) -> ValidationRecorder.EdgeKind? {
+        edges[from].first { $0.to == to }?.kind
+    }
+
+    /// Tarjan's strongly connected components, iteratively; only those that hold a cycle (two or more nodes, or a
+    /// node with an edge to itself).
+    func stronglyConnectedComponents() -> [[Int]] {
+        var index = [Int](repeating: -1, count: entries.count)
+        var lowLink = [Int](repeating: 0, count: entries.count)
+        var onStack = [Bool](repeating: false, count: entries.count)
+        var stack: [Int] = []
+        var components: [[Int]] = []
+        var counter = 0
+        for start in entries.indices where index[start] < 0 {
+            var work: [(node: Int, next: Int)] = [(start, 0)]
+            index[start] = counter
+            lowLink[start] = counter
+            counter += 1
+            stack.append(start)
+            onStack[start] = true
+            while let (node, next) = work.last {
+                if next < edges[node].count {
+                    work[work.count - 1].next += 1
+                    let to = edges[node][next].to
+                    if index[to] < 0 {
+                        index[to] = counter
+                        lowLink[to] = counter
+                        counter += 1
+                        stack.append(to)
+                        onStack[to] = true
+                        work.append((to, 0))
+                    } else if onStack[to] {
+                        lowLink[node] = min(lowLink[node], index[to])
+                    }
+                    continue
+                }
+                work.removeLast()
+                if let parent = work.last?.node {
+                    lowLink[parent] = min(lowLink[parent], lowLink[node])
+                }
+                guard lowLink[node] == index[node] else { continue }
+                var component: [Int] = []
+                while let member = stack.popLast() {
+                    onStack[member] = false
+                    component.append(member)
+                    if member == node { break }
+                }
+                if component.count > 1 || edges[node].contains(where: { $0.to == node }) {
+                    components.append(component.reversed())
+                }
+            }
+        }
+        return components
+    }
+
+    /// The shortest path from `start` to `goal` through `members`, both included.
+    func shortestPath(from start: Int, to goal: Int, within members: Set<Int>) -> [Int]? {
+        if start == goal { return [goal] }
+        var previous: [Int: Int] = [start: start]
+        var queue = [start]
+        var head = 0
+        while head < queue.count {
+            let node = queue[head]
+            head += 1
+            for edge in edges[node] where members.contains(edge.to) && previous[edge.to] == nil {
+                previous[edge.to] = node
+                if edge.to == goal {
+                    var path = [goal]
+                    var current = node
+                    while current != start {
+                        path.append(current)
+                        current = previous[current]!
+                    }
+                    path.append(start)
+                    return path.reversed()
+                }
+                queue.append(edge.to)
+            }
+        }
+        return nil
+    }
+}

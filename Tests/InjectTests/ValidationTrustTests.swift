@@ -1,0 +1,388 @@
+import Foundation
+import Inject
+import InjectTestSupport
+import InjectTesting
+import Testing
+
+// validate()'s promise: a graph it passes does not fail at run time. Each test here is a graph a new user wrote that
+// an earlier validate() got wrong, and checks both what validate() says and what resolving really does.
+
+/// Router gets its Coordinator after it is built; Coordinator's factory needs a Router.
+private final class Router: @unchecked Sendable {
+    // @unchecked: set once, by resolveProperties, before the instance is handed out.
+    var coordinator: Coordinator?
+}
+
+private final class Coordinator: Sendable {
+    let router: Router
+
+    init(router: Router) {
+        self.router = router
+    }
+}
+
+/// Both sides of this cycle get the other in `resolveProperties`.
+private final class Left: @unchecked Sendable {
+    // @unchecked: set once, by resolveProperties, before the instance is handed out.
+    var right: Right?
+}
+
+private final class Right: @unchecked Sendable {
+    // @unchecked: set once, by resolveProperties, before the instance is handed out.
+    var left: Left?
+}
+
+/// Registers Router and Coordinator in either order.
+private func registerRouterAndCoordinator(in container: DIContainer, routerFirst: Bool) {
+    let router = {
+        container.register(Router.self) { Router() }
+            .resolveProperties { r, router in router.coordinator = try r.resolve() }
+    }
+    let coordinator = { container.register(Coordinator.self) { r in Coordinator(router: try r.resolve()) } }
+    if routerFirst {
+        router()
+        coordinator()
+    } else {
+        coordinator()
+        router()
+    }
+}
+
+private final class Cart: Sendable {}
+private final class Ledger: Sendable {}
+private final class Catalogue: Sendable {}
+
+/// Built by a factory; its `@Injected` property cannot be resolved.
+private final class CheckoutModel: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init.
+    @Injected var cart: Cart
+}
+
+/// Where `CheckoutModel.cart` is declared.
+private let checkoutCartDeclaration = "\(#fileID):\(#line - 4)"
+
+/// Needs a `Ledger` that is not registered: an unrelated problem validation must still report.
+private final class Accounts: Sendable {
+    let ledger: Ledger
+
+    init(ledger: Ledger) {
+        self.ledger = ledger
+    }
+}
+
+/// A screen made with `init()`, not registered anywhere.
+private final class HomeScreen {
+    @Injected var catalogue: Catalogue
+    @Injected var cart: Cart
+}
+
+/// A view model a session child builds; its wrapper must reach the session's `Cart`.
+private final class BasketModel: @unchecked Sendable {
+    // @unchecked: the wrappers are set once, in init.
+    @Injected var cart: Cart
+    @LazyInjected var lazyCart: Cart
+}
+
+/// Holds something through a lazy wrapper only.
+private final class LazyHolder: @unchecked Sendable {
+    // @unchecked: the wrapper synchronises its own first read.
+    @LazyInjected var ledger: Ledger
+}
+
+/// Where `LazyHolder.ledger` is declared.
+private let lazyLedgerDeclaration = "\(#fileID):\(#line - 4)"
+
+private protocol PaymentClient: Sendable {}
+private final class LivePaymentClient: PaymentClient {}
+
+/// Holds a `Cart`: a captive when it outlives the Cart.
+private final class CartBridge: Sendable {
+    let cart: Cart
+
+    init(cart: Cart) {
+        self.cart = cart
+    }
+}
+
+struct ValidationTrustTests {
+    // MARK: 1. Cycles are judged for every entry point
+
+    @Test(arguments: [true, false])
+    func aCycleClosedOnOneSideOnlyIsAnErrorWhateverTheRegistrationOrder(routerFirst: Bool) throws {
+        let container = DIContainer()
+        registerRouterAndCoordinator(in: container, routerFirst: routerFirst)
+
+        let report = container.validationReport()
+
+        let cycle = try onlyProblem(ofKind: .cycle, in: report)
+        #expect(cycle.severity == .error)
+        #expect(
+            cycle.message.contains(
+                "resolving Coordinator first: Coordinator -> Router -> Coordinator (Router.resolveProperties)"
+            ),
+            "\(cycle)"
+        )
+        #expect(cycle.description.contains("resolving Router first works"), "\(cycle)")
+        #expect(cycle.description.contains("resolveProperties"), "\(cycle)")
+        #expect(cycle.description.contains("@LazyInjected"), "\(cycle)")
+        #expect(!report.isValid)
+        #expect(throws: ValidationError.self) { try container.validate() }
+    }
+
+    @Test func whatValidationSaysOfTheOneSidedCycleIsWhatResolvingDoes() throws {
+        let container = DIContainer()
+        registerRouterAndCoordinator(in: container, routerFirst: true)
+
+        let router = try container.resolveThrowing(Router.self)
+        #expect(router.coordinator?.router === router)
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Coordinator.self) }
+        #expect(error.kind == .cycle)
+    }
+
+    @Test func aCycleClosedByResolvePropertiesOnEverySideIsValidAndWorksFromEitherEnd() throws {
+        let container = DIContainer()
+        container.register(Left.self) { Left() }.resolveProperties { r, left in left.right = try r.resolve() }
+        container.register(Right.self) { Right() }.resolveProperties { r, right in right.left = try r.resolve() }
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        let left = try container.resolveThrowing(Left.self)
+        #expect(left.right?.left === left)
+        let right = try container.resolveThrowing(Right.self)
+        #expect(right.left?.right === right)
+        left.right?.left = nil  // the two hold each other strongly
+        right.left = nil
+    }
+
+    @Test func aCycleAmongFactoriesAloneIsStillReportedOnce() throws {
+        let container = DIContainer()
+        container.register(Coordinator.self) { r in Coordinator(router: try r.resolve()) }
+        container.register(Router.self) { r in
+            _ = try r.resolve(Coordinator.self)
+            return Router()
+        }
+
+        let report = container.validationReport()
+
+        let cycle = try onlyProblem(ofKind: .cycle, in: report)
+        #expect(
+            cycle.message.contains("Coordinator -> Router -> Coordinator")
+                || cycle.message.contains("Router -> Coordinator -> Router")
+        )
+    }
+
+    // MARK: 2. A wrapper that cannot resolve does not stop validation
+
+    @Test func aWrapperFailureInsideAFactoryIsReportedWithEverythingElse() throws {
+        let container = DIContainer()
+        container.register(CheckoutModel.self) { CheckoutModel() }
+        container.register(Accounts.self) { r in Accounts(ledger: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        let missing = report.problems(ofKind: .missingRegistration)
+        #expect(missing.count == 2, "\(report)")
+        let cart = try #require(missing.first { $0.message.contains("Cart") }, "\(report)")
+        #expect(cart.location == checkoutCartDeclaration, "\(cart)")
+        #expect(cart.description.contains("asked by: @Injected Cart at \(checkoutCartDeclaration)"), "\(cart)")
+        #expect(cart.description.contains("CheckoutModel's factory"), "\(cart)")
+        #expect(missing.contains { $0.message.contains("Ledger") }, "\(report)")
+        #expect(!report.isValid)
+    }
+
+    // MARK: 3. Objects nobody registers
+
+    @Test func aScreenMadeWithInitIsValidatedThroughBuilding() throws {
+        // The screen's wrappers resolve through DIContainer.shared; the override keeps this test's registration to
+        // this test.
+        let container = DIContainer()
+        let overrides: (DIContainer) -> Void = { $0.register(Catalogue.self) { Catalogue() }.scope(.singleton) }
+        try withOverrides(in: .shared, overrides) {
+            let report = container.validationReport(building: { HomeScreen() })
+
+            let missing = try onlyProblem(ofKind: .missingRegistration, in: report)
+            #expect(missing.message.contains("Cart"), "\(missing)")
+            #expect(missing.description.contains("asked by: @Injected Cart at"), "\(missing)")
+            let graph = DrawnGraph(dot: report.dot())
+            let screen = try #require(graph.node("HomeScreen"), "\(report.dot())")
+            #expect(graph.edge(from: screen, to: graph.node("Catalogue", ".singleton")) != nil, "\(report.dot())")
+            #expect(graph.edge(from: screen, to: graph.node("missing: Cart")) != nil, "\(report.dot())")
+            #expect(throws: ValidationError.self) { try container.validate(building: { HomeScreen() }) }
+        }
+    }
+
+    @Test func nothingARootBuildsSurvivesValidation() throws {
+        let container = DIContainer()
+        let builds = Counter()
+        container.register(Catalogue.self) {
+            builds.increment()
+            return Catalogue()
+        }
+        .scope(.singleton)
+        let seen = WeakReferences()
+
+        let report = container.validationReport(building: {
+            let catalogue = container.resolve(Catalogue.self)
+            seen.append(catalogue)
+            return catalogue
+        })
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(seen.count == 1)
+        #expect(seen.alive == 0, "an instance built under validation survived it")
+        _ = container.resolve(Catalogue.self)
+        #expect(builds.value == 2, "one build in validation's throwaway scope, which the root shared, and the real one")
+    }
+
+    // MARK: 5. Captive warnings compare lifetimes
+
+    @Test func aSessionSingletonHoldingThatSessionsScopedServiceIsNotCaptive() {
+        let app = DIContainer()
+        app.register(Cart.self) { Cart() }.scope(.scoped)
+        let session = app.makeChild()
+        session.register(CartBridge.self) { r in CartBridge(cart: try r.resolve()) }.scope(.singleton)
+
+        let report = session.validationReport()
+
+        #expect(report.problems(ofKind: .captiveDependency).isEmpty, "\(report)")
+    }
+
+    @Test func anApplicationWideSingletonHoldingAScopedServiceStaysCaptive() throws {
+        let app = DIContainer()
+        app.register(Cart.self) { Cart() }.scope(.scoped)
+        let bridgeLine = #line + 1
+        app.register(CartBridge.self) { r in CartBridge(cart: try r.resolve()) }.scope(.singleton)
+
+        let report = app.makeChild().validationReport()
+
+        let captive = try onlyProblem(ofKind: .captiveDependency, in: report)
+        #expect(captive.location == registeredAt(bridgeLine))
+        #expect(captive.message.contains("CartBridge (.singleton) holds Cart (.scoped)"), "\(captive)")
+        #expect(captive.description.contains("when the child scope that made Cart ends"), "\(captive)")
+    }
+
+    @Test func aSingletonHoldingAServiceOfAChildScopeThroughAWrapperIsCaptive() throws {
+        let app = DIContainer()
+        let session = app.makeChild()
+        session.register(Cart.self) { Cart() }.scope(.singleton)
+        app.register(CartBridge.self) { CartBridge(cart: Injected<Cart>(container: session).wrappedValue) }
+            .scope(.singleton)
+
+        let report = app.validationReport()
+
+        let captive = try onlyProblem(ofKind: .captiveDependency, in: report)
+        #expect(captive.description.contains("when the child scope that holds Cart ends"), "\(captive)")
+    }
+
+    // MARK: 6. Wrappers resolve where a factory would
+
+    @Test func aWrapperInitialisedInAFactoryReachesTheSessionsRegistrations() throws {
+        let app = DIContainer()
+        app.register(BasketModel.self) { BasketModel() }
+        let session = app.makeChild()
+        let cart = Cart()
+        session.register(Cart.self) { cart }
+
+        let model = try session.resolveThrowing(BasketModel.self)
+
+        #expect(model.cart === cart)
+        #expect(model.lazyCart === cart, "a lazy wrapper remembers the container it was initialised in")
+        #expect(session.validationReport().problems.isEmpty, "\(session.validationReport())")
+    }
+
+    @Test func aSingletonsWrapperResolvesThroughTheSingletonsOwner() throws {
+        let app = DIContainer()
+        let appCart = Cart()
+        app.register(Cart.self) { appCart }
+        app.register(BasketModel.self) { BasketModel() }.scope(.singleton)
+        let session = app.makeChild()
+        session.register(Cart.self) { Cart() }
+
+        let model = try session.resolveThrowing(BasketModel.self)
+
+        #expect(model.cart === appCart, "a singleton never captures a child's service, through a wrapper either")
+    }
+
+    // MARK: Lazy wrappers' dependencies
+
+    @Test func aLazyWrappersMissingDependencyIsReportedAtItsDeclaration() throws {
+        let container = DIContainer()
+        container.register(LazyHolder.self) { LazyHolder() }
+
+        let report = container.validationReport()
+
+        let missing = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(missing.location == lazyLedgerDeclaration, "\(missing)")
+        #expect(missing.description.contains("@LazyInjected Ledger at \(lazyLedgerDeclaration)"), "\(missing)")
+        let graph = DrawnGraph(dot: report.dot())
+        #expect(graph.edge(from: graph.node("LazyHolder"), to: graph.node("missing: Ledger")) != nil, "\(report.dot())")
+    }
+
+    @Test func aCycleThroughALazyWrapperIsNotACycle() {
+        let container = DIContainer()
+        container.register(LazyHolder.self) { LazyHolder() }.scope(.singleton)
+        container.register(Ledger.self) { r in
+            _ = try r.resolve(LazyHolder.self)
+            return Ledger()
+        }
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+    }
+
+    // MARK: 7. Smaller things
+
+    @Test func aMissingConcreteTypeNamesTheRegisteredProtocol() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(PaymentClient.self) { LivePaymentClient() }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(LivePaymentClient.self) }
+
+        let suggestion = """
+            PaymentClient is registered at \(registeredAt(line)): did you mean to resolve the protocol, or add \
+            .implements(LivePaymentClient.self) to its registration?
+            """
+        #expect(error.description.contains(suggestion), "\(error)")
+    }
+
+    @Test func aMissingProtocolNamesTheRegisteredConcreteType() throws {
+        let container = DIContainer()
+        container.register(LivePaymentClient.self) { LivePaymentClient() }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(PaymentClient.self) }
+
+        #expect(error.description.contains("did you mean to add .implements(PaymentClient.self)"), "\(error)")
+    }
+
+    @Test func optionalWithAnArgumentIsNilOnlyWhenNothingIsRegistered() throws {
+        let container = DIContainer()
+        #expect(container.optional(Widget.self, argument: 3) == nil)
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+
+        #expect(container.optional(Widget.self, argument: 3)?.serial == 3)
+        container.register(Gadget.self) { r in Gadget(widget: try r.optional(Widget.self, argument: 4) ?? Widget()) }
+        #expect(container.resolve(Gadget.self).widget.serial == 4)
+    }
+
+    @Test func theSummaryLineAgreesWithItsCounts() {
+        let container = DIContainer()
+        container.register(Accounts.self) { r in Accounts(ledger: try r.resolve()) }
+
+        let summary = container.validationReport().description.split(separator: "\n")[0]
+
+        #expect(summary == "checked 1 registration: 1 error, 0 warnings")
+    }
+
+    @Test func factoriesThatRoundToNothingAreNotListedAsSlowest() {
+        let container = DIContainer()
+        container.register(Cart.self) { Cart() }
+
+        let report = container.validationReport()
+
+        #expect(!report.description.contains("0.0 ms"), "\(report)")
+        #expect(!report.description.contains("slowest registrations"), "\(report)")
+    }
+}
