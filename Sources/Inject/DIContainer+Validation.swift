@@ -65,6 +65,12 @@ extension DIContainer {
         guard report.isValid else { throw ValidationError(report: report) }
     }
 
+    /// ``validationReport(building:)`` with the roots in an array, for InjectTesting's helpers, which take them as
+    /// a variadic parameter of their own. `package` access: not public API.
+    package func validationReport(roots: [() -> Any]) -> ValidationReport {
+        makeValidationReport(roots: roots)
+    }
+
     private func makeValidationReport(roots: [() -> Any]) -> ValidationReport {
         let recorder = ValidationRecorder()
         let overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)

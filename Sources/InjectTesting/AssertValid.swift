@@ -6,45 +6,66 @@ import XCTest
 ///
 /// ```swift
 /// func testWiringIsValid() {
-///     assertValid(AppComposition.makeContainer())
+///     assertValid(AppComposition.makeContainer(), building: { HomeViewController() })
 /// }
 /// ```
 ///
-/// It runs `DIContainer.validationReport()`: every registration of the container and its ancestors is
-/// built in a throwaway scope. Warnings alone do not fail the test.
+/// It runs `DIContainer.validationReport(building:)`: every registration of the container and its ancestors, and
+/// each root, is built in a throwaway scope. Warnings alone do not fail the test.
 ///
 /// - Parameters:
 ///   - container: The container to validate.
+///   - roots: Objects nobody registers (screens, view controllers with `@Injected` properties) to build too, so
+///     that their wrappers' dependencies are checked.
 ///   - file: The file the failure is reported in; the caller's by default.
 ///   - line: The line the failure is reported at; the caller's by default.
-public func assertValid(_ container: DIContainer, file: StaticString = #filePath, line: UInt = #line) {
-    let report = container.validationReport()
+public func assertValid(
+    _ container: DIContainer,
+    building roots: (() -> Any)...,
+    file: StaticString = #filePath,
+    line: UInt = #line
+) {
+    let report = container.validationReport(roots: roots)
     if !report.isValid {
         XCTFail("the container is not valid: \(report)", file: file, line: line)
     }
 }
 
 /// Records a Swift Testing issue with the whole validation report when `container` has a validation error: the
-/// Swift Testing counterpart of ``assertValid(_:file:line:)``.
+/// Swift Testing counterpart of ``assertValid(_:building:file:line:)``.
 ///
 /// ```swift
 /// @Test func wiringIsValid() {
-///     expectValid(AppComposition.makeContainer())
+///     expectValid(AppComposition.makeContainer(), building: { HomeScreen() })
 /// }
 /// ```
 ///
 /// - Parameters:
 ///   - container: The container to validate.
+///   - roots: Objects nobody registers to build too, so that their wrappers' dependencies are checked.
 ///   - sourceLocation: Where the issue is reported; the caller's by default.
 /// - Returns: The report, for further checks (on its warnings, say).
 @discardableResult
 public func expectValid(
     _ container: DIContainer,
+    building roots: (() -> Any)...,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> ValidationReport {
-    let report = container.validationReport()
+    expectValid(container.validationReport(roots: roots), sourceLocation: sourceLocation) { comment, location in
+        Issue.record(comment, sourceLocation: location)
+    }
+}
+
+/// Records `report` through `record` when it is not valid: what ``expectValid(_:building:sourceLocation:)`` does,
+/// with the recording passed in so that this package's tests can read it without recording a real issue. `package`
+/// access: a test hook, not public API.
+package func expectValid(
+    _ report: ValidationReport,
+    sourceLocation: SourceLocation,
+    record: (Comment, SourceLocation) -> Void
+) -> ValidationReport {
     if !report.isValid {
-        Issue.record("the container is not valid: \(report)", sourceLocation: sourceLocation)
+        record("the container is not valid: \(report)", sourceLocation)
     }
     return report
 }
