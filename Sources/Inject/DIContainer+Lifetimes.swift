@@ -30,7 +30,7 @@ extension DIContainer {
             }
             _ = dropped  // released here, outside the lock: a deinit is user code
         } else {
-            for entry in table.entries() where entry.scopeCode == scope.code {
+            for entry in visibleEntries where entry.scopeCode == scope.code {
                 entry.dropCachedInstance()
             }
         }

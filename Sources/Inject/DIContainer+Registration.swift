@@ -141,7 +141,7 @@ extension DIContainer {
         if let overlay = Overlay.active(), overlay.find(key, through: self) != nil {
             return true
         }
-        return lookup(key) != nil
+        return lookupVisible(key, from: ResolutionContext.currentPointer) != nil
     }
 }
 
@@ -175,11 +175,13 @@ extension DIContainer {
         publish(entry, action: "register(\(Describe.type(T.self)).self)")
     }
 
-    /// Publishes `entry` in the table, over the entry of the same key if there is one.
+    /// Publishes `entry` in the table, over the entry of the same key if there is one, marked as being configured
+    /// by the calling thread until its ``Registration`` is released (see `Entry+Configuring.swift`).
     ///
     /// - Parameter action: What the caller is doing, for the message when the container is sealed.
     func publish(_ entry: EntryBase, action: @autoclosure () -> String) {
         let added = Unmanaged.passUnretained(entry)
+        entry.beginConfiguring(by: .current)
         // Unretained references throughout: the table and the entries are owned by `state` and retired, never freed,
         // while the container lives; retaining each would cost atomic operations on every registration.
         let outcome: PublishOutcome = state.withLock { state in
@@ -194,25 +196,23 @@ extension DIContainer {
                 }
                 table = Unmanaged.passUnretained(bigger)
             }
+            // The replaced entry stays alive in `state.entries`; its cached instance is dropped when this entry's
+            // chain ends, since other threads resolve it until then.
+            entry.previous = existing?.takeUnretainedValue()
             state.entries.append(entry)
             if table._withUnsafeGuaranteedRef({ $0.store(added) }) {
                 state.keyCount += 1
             }
-            return .published(replaced: existing)
+            return .published
         }
-        switch outcome {
-        case .sealed:
+        if outcome == .sealed {
             sealedTrap(action(), at: entry.location)
-        case .published(let replaced):
-            // Outside the lock: dropping an instance can run its deinit, which is user code. The replaced entry
-            // stays alive in `state.entries`.
-            replaced?._withUnsafeGuaranteedRef { $0.dropCachedInstance() }
         }
     }
 
     /// What ``publish(_:action:)`` did, to act on outside the lock.
     private enum PublishOutcome {
-        case published(replaced: Unmanaged<EntryBase>?)
+        case published
         case sealed
     }
 

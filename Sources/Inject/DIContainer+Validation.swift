@@ -118,7 +118,7 @@ extension DIContainer {
         for container in lineage {
             // Sort keys made once per entry; the label (a type's description, not cheap) only breaks ties, such as
             // an `implements` forward on the line of its registration.
-            let keyed = container.table.entries().map { (file: "\($0.file)", line: $0.line, entry: $0) }
+            let keyed = container.visibleEntries.map { (file: "\($0.file)", line: $0.line, entry: $0) }
             let sorted = keyed.sorted { lhs, rhs in
                 if lhs.file != rhs.file { return lhs.file < rhs.file }
                 if lhs.line != rhs.line { return lhs.line < rhs.line }

@@ -13,11 +13,22 @@
 public final class Registration<T> {
     @usableFromInline let container: DIContainer
     @usableFromInline let entry: Entry<T>
+    /// The `implements` forwards this chain published, configured with it.
+    private var forwards: [EntryBase] = []
 
     @inlinable
     init(container: DIContainer, entry: Entry<T>) {
         self.container = container
         self.entry = entry
+    }
+
+    /// Ends the registration chain: from now on every thread sees the registration, with all its options, and its
+    /// forwards. Until now, other threads resolved what was there before.
+    deinit {
+        entry.endConfiguring()
+        for forward in forwards {
+            forward.endConfiguring()
+        }
     }
 
     /// Sets how long instances live and who shares them. The default is ``Scope/graph``.
@@ -90,6 +101,7 @@ public final class Registration<T> {
             make: make
         )
         container.publish(forward, action: "implements(\(Describe.type(P.self)).self)")
+        forwards.append(forward)
         return self
     }
 

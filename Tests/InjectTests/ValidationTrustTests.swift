@@ -40,11 +40,11 @@ private func registerRouterAndCoordinator(in container: DIContainer, routerFirst
     }
     let coordinator = { container.register(Coordinator.self) { r in Coordinator(router: try r.resolve()) } }
     if routerFirst {
-        router()
-        coordinator()
+        _ = router()
+        _ = coordinator()
     } else {
-        coordinator()
-        router()
+        _ = coordinator()
+        _ = router()
     }
 }
 

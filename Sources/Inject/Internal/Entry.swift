@@ -95,8 +95,17 @@ class EntryBase: @unchecked Sendable {
         static let sample = 5
         /// Non-null once a container made a `.scoped` slot for this entry (a mark, not a pointer).
         static let scopedMark = 6
-        static let count = 7
+        /// While the registration chain is open: the configuring thread's context (see `Entry+Configuring.swift`).
+        static let configuringThread = 7
+        /// While the registration chain is open: the configuring task, if any.
+        static let configuringTask = 8
+        static let count = 9
     }
+
+    /// The entry this one replaced in the same container, if any: what other threads resolve while this one's
+    /// registration chain is open. Written once, under the container's lock, before the entry is published; the
+    /// container keeps every entry it published alive.
+    unowned(unsafe) var previous: EntryBase?
 
     init(
         key: Key,

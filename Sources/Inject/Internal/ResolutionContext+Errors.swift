@@ -46,6 +46,16 @@ extension ResolutionContext {
             details.append("registered under other names: " + others.joined(separator: "; "))
         }
         details += relatedRegistrations(of: type, through: container)
+        if let hidden = container.hiddenEntry(Key(type, name), from: identity) {
+            details.append(
+                """
+                \(hidden.label) is registered at \(hidden.location), but on another thread whose registration chain \
+                has not ended: the Registration that register returned is still alive there. Other threads see a \
+                registration once that Registration is released, at the end of the statement that chains its \
+                options; do not keep it in a variable while other threads resolve.
+                """
+            )
+        }
         let request = Describe.request(type, name)
         let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
         var fix = "register \(request) in this container or one of its parents\(alternatives)."

@@ -19,7 +19,7 @@ extension ResolutionContext {
         argument: ArgumentBox?,
         found: DIContainer.Found?
     ) throws -> T {
-        if let found, overlay == nil {
+        if let found, overlay == nil, found.entry._withUnsafeGuaranteedRef({ $0.isVisible(to: identity) }) {
             // Guaranteed references: the entry and its container outlive this call, so nothing is retained.
             return try found.entry._withUnsafeGuaranteedRef { entry in
                 try found.owner._withUnsafeGuaranteedRef { owner in
@@ -94,7 +94,7 @@ extension ResolutionContext {
         if let overlay, let found = overlay.find(key, through: container) {
             return found
         }
-        guard let found = container.lookup(key) else { return nil }
+        guard let found = container.lookupVisible(key, from: identity) else { return nil }
         return (found.entry.takeUnretainedValue(), found.owner.takeUnretainedValue())
     }
 

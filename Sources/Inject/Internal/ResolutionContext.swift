@@ -145,6 +145,12 @@ final class ResolutionContext {
         originStorage.deallocate()
     }
 
+    /// This context as a pointer: the identity of its thread, for ``Configurer``.
+    @inline(__always)
+    var identity: UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(self).toOpaque()
+    }
+
     /// Whether a resolve is under way on this thread.
     var isResolving: Bool { depthStorage.pointee > 0 }
 
@@ -205,8 +211,9 @@ final class ResolutionContext {
         try Unmanaged<ResolutionContext>.fromOpaque(currentPointer)._withUnsafeGuaranteedRef(body)
     }
 
+    /// The calling thread's context as a pointer, made on first use: the thread's identity.
     @inline(__always)
-    private static var currentPointer: UnsafeMutableRawPointer {
+    static var currentPointer: UnsafeMutableRawPointer {
         if let raw = c_inject_get_thread_context() {
             return raw
         }

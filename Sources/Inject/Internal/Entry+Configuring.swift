@@ -1,0 +1,114 @@
+import CInjectShims
+
+/// A registration chain in progress: `register` and the options chained on the ``Registration`` it returns.
+///
+/// The model: a registration is published into its container's table at once, so that the thread (and the task)
+/// making it sees it straight away, but it carries the mark of who is configuring it until the chain ends, which
+/// is when the `Registration` is released (at the end of the statement that chains its options). Until then every
+/// other thread and task resolves what was there before: the registration it replaces in the same container, or a
+/// parent's, or nothing. So another thread never sees a registration with only some of its options (a `.graph`
+/// that is about to become a `.singleton`, a singleton without its `resolveProperties`): it sees the whole chain or
+/// none of it.
+///
+/// Reading a built singleton stays one lookup and one load: only a registration whose chain has ended, or whose
+/// own thread built it, can have a published singleton, so the hot path needs no check. Every other path checks
+/// the mark, one atomic load.
+struct Configurer {
+    /// The configuring thread's ``ResolutionContext``, as a pointer.
+    let thread: UnsafeMutableRawPointer
+    /// The configuring task, if the registration is made from one, as a pointer.
+    let task: UnsafeMutableRawPointer?
+
+    /// The calling thread and task.
+    static var current: Configurer {
+        Configurer(thread: ResolutionContext.currentPointer, task: currentTask)
+    }
+
+    /// The current task's identity, or `nil` outside any task.
+    static var currentTask: UnsafeMutableRawPointer? {
+        withUnsafeCurrentTask { task in
+            task.map { unsafeBitCast($0, to: UnsafeMutableRawPointer.self) }
+        }
+    }
+}
+
+extension EntryBase {
+    /// Marks the entry as being configured by `configurer`. Before it is published, under the container's lock.
+    func beginConfiguring(by configurer: Configurer) {
+        c_inject_store_release(cells + Cell.configuringTask, configurer.task)
+        c_inject_store_release(cells + Cell.configuringThread, configurer.thread)
+    }
+
+    /// Ends the configuration: every thread sees the entry from now on. The entry it replaced is dropped now, not at
+    /// `register`, since other threads resolved it until this moment.
+    func endConfiguring() {
+        c_inject_store_release(cells + Cell.configuringThread, nil)
+        c_inject_store_release(cells + Cell.configuringTask, nil)
+        previous?.dropCachedInstance()
+    }
+
+    /// Whether the registration chain that made this entry is still open.
+    var isConfiguring: Bool {
+        c_inject_load_acquire(cells + Cell.configuringThread) != nil
+    }
+
+    /// Whether a resolve on the thread whose context is `thread` sees this entry: its chain has ended, or that
+    /// thread (or the current task) is the one making it.
+    @inline(__always)
+    func isVisible(to thread: UnsafeMutableRawPointer) -> Bool {
+        guard let configuring = c_inject_load_acquire(cells + Cell.configuringThread) else { return true }
+        return configuring == thread || isVisibleToCurrentTask()
+    }
+
+    @inline(never)
+    private func isVisibleToCurrentTask() -> Bool {
+        guard let task = Configurer.currentTask else { return false }
+        return c_inject_load_acquire(cells + Cell.configuringTask) == task
+    }
+
+    /// This entry if `thread` sees it, else the newest entry it replaced in the same container that `thread` sees.
+    @inline(__always)
+    func visible(to thread: UnsafeMutableRawPointer) -> EntryBase? {
+        var entry: EntryBase? = self
+        while let candidate = entry {
+            if candidate.isVisible(to: thread) {
+                return candidate
+            }
+            entry = candidate.previous
+        }
+        return nil
+    }
+}
+
+extension DIContainer {
+    /// The entry under `key` that a resolve on the thread whose context is `thread` sees, in this container or its
+    /// nearest ancestor that has one, with that container: lock-free, retains nothing.
+    func lookupVisible(_ key: Key, from thread: UnsafeMutableRawPointer) -> Found? {
+        var container = Unmanaged.passUnretained(self)
+        while true {
+            let (found, parent) = container._withUnsafeGuaranteedRef { ($0.findUnretained(key), $0.parentRef) }
+            if let found, let entry = found._withUnsafeGuaranteedRef({ $0.visible(to: thread) }) {
+                return (Unmanaged.passUnretained(entry), container)
+            }
+            guard let parent else { return nil }
+            container = parent
+        }
+    }
+
+    /// This container's own registrations that the calling thread sees, one per key.
+    var visibleEntries: [EntryBase] {
+        let thread = ResolutionContext.currentPointer
+        return table.entries().compactMap { $0.visible(to: thread) }
+    }
+
+    /// Registrations of this container whose chains another thread has not ended, under `key`: for the message
+    /// that says why a registration made elsewhere is not seen yet.
+    func hiddenEntry(_ key: Key, from thread: UnsafeMutableRawPointer) -> EntryBase? {
+        for container in lineage {
+            if let entry = container.table.find(key), !entry.isVisible(to: thread) {
+                return entry
+            }
+        }
+        return nil
+    }
+}
