@@ -36,3 +36,81 @@ extension DIContainer {
         }
     }
 }
+
+extension DIContainer {
+    /// Drops the cached instance(s) of one registration; the next resolve builds anew.
+    ///
+    /// The registration is the one a resolve through this container would use (a test override's, a child's, or
+    /// a parent's; through an `implements` forward, the registration it forwards to), and the instance dropped is the
+    /// one that resolve would get: this container's own for ``Scope/scoped``, the registration's for
+    /// ``Scope/cached``, ``Scope/weak`` and custom scopes, and every per-argument instance of an argument
+    /// registration. Its `onRelease` runs for each. ``Scope/transient`` and ``Scope/graph`` hold nothing to drop.
+    ///
+    /// ```swift
+    /// container.reset(FeedCache.self)           // after the user pulled to refresh
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The service type.
+    ///   - name: The registration's name, or `nil` for the unnamed one.
+    ///   - file: The call site a trap names; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///
+    /// Traps when nothing is registered under the type and name, and for a ``Scope/singleton``, which lives as long
+    /// as its container: register it `.cached` or in a custom scope to make it resettable.
+    public func reset<T>(_ type: T.Type, name: Name? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        let overlay = Overlay.active()
+        let thread = ResolutionContext.currentPointer
+        func find(_ key: Key) -> (EntryBase, DIContainer)? {
+            if let found = overlay?.find(key, through: self) {
+                return found
+            }
+            return lookupVisible(key, from: thread).map {
+                ($0.entry.takeUnretainedValue(), $0.owner.takeUnretainedValue())
+            }
+        }
+        var found = find(Key(T.self, name))
+        while let (entry, _) = found, case .forward(let target, _, _) = entry.factoryKind {
+            found = find(target)
+        }
+        guard let (entry, owner) = found else {
+            fatalError(
+                """
+                Inject: reset(\(Describe.type(T.self)).self\(name.map { ", name: \"\($0.rawValue)\"" } ?? "")) at \
+                \(file):\(line): nothing is registered for \(Describe.request(T.self, name)) in this container or its \
+                parents.
+                  fix: reset the type that is registered (a protocol registered with implements resets the \
+                registration it forwards to), or register it first.
+                """,
+                file: file,
+                line: line
+            )
+        }
+        let scope = entry.scope
+        switch scope.kind {
+        case .transient, .graph:
+            return
+        case .singleton:
+            fatalError(
+                """
+                Inject: reset(\(Describe.type(T.self)).self) at \(file):\(line): \(entry.label), registered at \
+                \(entry.location), is a .singleton, and a singleton lives as long as its container: there is \
+                nothing to reset.
+                  fix: register it .cached (reset(.cached) or reset(\(Describe.type(T.self)).self) renews it) or in a \
+                custom scope, or make a child container for what must be renewed.
+                """,
+                file: file,
+                line: line
+            )
+        case .cached, .weak, .scoped, .custom:
+            let home = scope == .scoped ? self : owner
+            if let overlay {
+                overlay.reset(entry, in: home)
+            } else if scope == .scoped {
+                dropScoped(entry)
+            } else {
+                entry.dropCachedInstance()
+            }
+        }
+    }
+}

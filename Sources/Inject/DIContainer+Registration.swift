@@ -61,10 +61,14 @@ extension DIContainer {
     /// let editor = container.resolve(NoteEditor.self, argument: note.id)
     /// ```
     ///
-    /// An instance made from a runtime argument belongs to the caller who passed it, so argument registrations
-    /// are ``Scope/transient``: every resolve builds a new instance, and ``Registration/scope(_:)`` with any other
-    /// scope traps. Resolving with an argument of another type is a ``ResolutionError`` that names both types.
-    /// Give ``DIContainer/validate()`` a sample with ``Registration/validationArgument(_:)``.
+    /// Argument registrations are ``Scope/transient`` by default: every resolve builds a new instance. When the
+    /// argument is `Hashable`, any other scope caches **one instance per argument value** (Factory's
+    /// `scopeOnParameters`): `.singleton` gives one `NoteEditor` per note for the container's life, `.cached` or a
+    /// custom scope until `reset`, `.scoped` one per child container and value, `.graph` one per top-level resolve and
+    /// value; each built exactly once even when many threads ask for the same value at once. A caching scope on an
+    /// argument that is not `Hashable` (a tuple, say) traps at registration, saying to make it `Hashable`.
+    /// Resolving with an argument of another type is a ``ResolutionError`` that names both types. Give
+    /// ``DIContainer/validate()`` a sample with ``Registration/validationArgument(_:)``.
     ///
     /// - Parameters:
     ///   - type: The type to register under; inferred from the factory when omitted.
@@ -89,7 +93,7 @@ extension DIContainer {
             }
             return try factory(resolver, typed)
         }
-        let kind = EntryBase.FactoryKind.argument(expected: Argument.self)
+        let kind = EntryBase.FactoryKind.argument(expected: Argument.self, keying: ArgumentKeying.of(Argument.self))
         return add(name: name, scope: .transient, file: file, line: line, factoryKind: kind, make: make)
     }
 
@@ -120,6 +124,42 @@ extension DIContainer {
     ) -> Registration<T> {
         let make: Entry<T>.Make = { resolver in try MainActorFactory.run(mainActorFactory, resolver) }
         return add(name: name, scope: .graph, file: file, line: line, factoryKind: .mainActor, make: make)
+    }
+
+    /// Registers an initializer whose parameters are all resolved by type: autowiring, with nothing to write per
+    /// parameter.
+    ///
+    /// ```swift
+    /// container.register(autowired: NotesRepository.init)                      // init(api: APIClient, cache: Cache)
+    /// container.register(APIClient.self, autowired: LiveAPIClient.init).scope(.singleton)
+    /// ```
+    ///
+    /// Each parameter is resolved by its type, unnamed, through the factory's ``DIResolver``, exactly as the
+    /// hand-written factory `{ r in try NotesRepository(api: r.resolve(), cache: r.resolve()) }` would: errors,
+    /// paths, cycles, overrides and validation behave the same, and so does the speed (the registration is generic
+    /// code your module specialises). Every registration option chains on it. An initializer with several overloads
+    /// needs its labels: `NotesRepository.init(api:cache:)`. For a named dependency or a runtime argument, write the
+    /// factory by hand.
+    ///
+    /// - Parameters:
+    ///   - type: The type to register under; the initializer's result type when omitted.
+    ///   - name: A name that tells this registration apart from others of the same type.
+    ///   - file: Where the registration is made, for error messages and validation reports.
+    ///   - line: Where the registration is made.
+    ///   - initializer: An initializer (or any function) whose parameters are services.
+    /// - Returns: The registration, for chaining options.
+    @inlinable
+    @discardableResult
+    public func register<T, each Dependency>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        autowired initializer: @escaping @Sendable (repeat each Dependency) throws -> T
+    ) -> Registration<T> {
+        add(name: name, scope: .graph, file: file, line: line, factoryKind: .plain) { resolver in
+            try initializer(repeat try resolver.resolve((each Dependency).self))
+        }
     }
 
     /// Registers the services of each module, in order.
@@ -199,6 +239,12 @@ extension DIContainer {
             // The replaced entry stays alive in `state.entries`; its cached instance is dropped when this entry's
             // chain ends, since other threads resolve it until then.
             entry.previous = existing?.takeUnretainedValue()
+            if let previous = entry.previous {
+                entry.order = previous.order
+            } else {
+                entry.order = state.nextOrder
+                state.nextOrder += 1
+            }
             state.entries.append(entry)
             if table._withUnsafeGuaranteedRef({ $0.store(added) }) {
                 state.keyCount += 1
@@ -234,6 +280,26 @@ extension DIContainer {
         )
     }
 
+    /// Drops this container's own `.scoped` instance(s) of `entry`.
+    func dropScoped(_ entry: EntryBase) {
+        let dropped = state.withLock { $0.scopedSlots.removeValue(forKey: ObjectIdentifier(entry)) }
+        _ = dropped  // released here, outside the lock: a deinit (and onRelease) is user code
+    }
+
+    /// This container's own `.scoped` instances of the argument registration `entry`, one per argument value.
+    func scopedArgumentCache<T>(for entry: Entry<T>) -> ArgumentCache<T> {
+        state.withLock { state in
+            let key = ObjectIdentifier(entry)
+            if let cache = state.scopedSlots[key] {
+                return unsafeDowncast(cache, to: ArgumentCache<T>.self)
+            }
+            let cache = ArgumentCache { entry.makeSlot(Scope.Code.scoped) }
+            state.scopedSlots[key] = cache
+            entry.markScopedSlotMade()
+            return cache
+        }
+    }
+
     /// The slot of this container's own `.scoped` instance of `entry`.
     func scopedSlot<T>(for entry: Entry<T>) -> InstanceSlot<T> {
         state.withLock { state in
@@ -241,7 +307,7 @@ extension DIContainer {
             if let slot = state.scopedSlots[key] {
                 return unsafeDowncast(slot, to: InstanceSlot<T>.self)
             }
-            let slot = InstanceSlot<T>(service: entry.serviceType, name: entry.name)
+            let slot = entry.makeSlot(Scope.Code.scoped)
             state.scopedSlots[key] = slot
             entry.markScopedSlotMade()
             return slot

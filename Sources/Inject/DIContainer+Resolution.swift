@@ -113,8 +113,7 @@ extension DIContainer {
         name: Name? = nil,
         argument: Argument
     ) throws -> T {
-        let box = ArgumentBox(value: argument, type: Argument.self)
-        return try resolveSlowly(T.self, key: Key(T.self, name), name: name, argument: box, found: nil, .outside)
+        try resolveWithArgument(T.self, name: name, argument: argument, .outside)
     }
 
     /// Traps with `error`'s text, at the caller's call site.
@@ -165,6 +164,28 @@ extension DIContainer {
         return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: found, caller)
     }
 
+    /// A resolve with an argument: an instance already cached for this argument value is a lookup, a load and the
+    /// argument cache's lock, with no boxing; anything else takes the slow path.
+    @inline(__always)
+    func resolveWithArgument<T, Argument>(
+        _ type: T.Type,
+        name: Name?,
+        argument: Argument,
+        _ caller: Caller,
+        overlayFree: Bool = Overlay.activeCount.value == 0
+    ) throws -> T {
+        let key = Key(T.self, name)
+        if overlayFree, let found = lookup(key),
+            let cached: T = found.entry._withUnsafeGuaranteedRef({ entry in
+                unsafeDowncast(entry, to: Entry<T>.self).cachedInstance(for: argument)
+            })
+        {
+            return cached
+        }
+        let box = ArgumentBox(value: argument, type: Argument.self)
+        return try resolveSlowly(T.self, key: key, name: name, argument: box, found: nil, caller)
+    }
+
     /// The slow path: joins the resolution running on this thread, or starts a top-level one.
     ///
     /// - Parameter found: What ``lookup(_:)`` found, when the caller already looked and no overlay applies.
@@ -197,7 +218,7 @@ extension DIContainer {
 
     /// Runs `body` in the resolution under way on this thread, or in a new top-level one that `caller` starts.
     @inline(__always)
-    private func inResolution<Result>(
+    func inResolution<Result>(
         _ caller: Caller,
         _ body: (ResolutionContext) throws -> Result
     ) rethrows -> Result {
@@ -205,7 +226,7 @@ extension DIContainer {
             if context.isResolving {
                 return try body(context)
             }
-            context.beginTopLevel(caller)
+            context.beginTopLevel(caller, through: self)
             defer { context.endTopLevel() }
             return try body(context)
         }

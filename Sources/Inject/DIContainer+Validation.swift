@@ -102,6 +102,7 @@ extension DIContainer {
         problems.addWrapperFailures(in: seen)
         problems.addCyclesByEntryPoint(in: seen)
         problems.addCaptiveDependencies(in: seen)
+        problems.addWeakValueTypes(in: seen)
         problems.addSlowFactories(in: seen)
         return ValidationReport(
             problems: problems.sorted,
@@ -133,7 +134,7 @@ extension DIContainer {
     private func build(_ entry: EntryBase, owner: DIContainer, under overlay: Overlay) throws {
         try ResolutionContext.withCurrent { context in
             Self.requireNoResolution(context)
-            context.beginTopLevel(.resolver(overlay))
+            context.beginTopLevel(.resolver(overlay), through: self)
             defer { context.endTopLevel() }
             try entry.validate(in: context, owner: owner, through: self)
         }

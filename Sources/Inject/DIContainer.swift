@@ -46,6 +46,10 @@ public final class DIContainer: @unchecked Sendable {
         var retiredTables: [EntryTable] = []
         /// This container's `.scoped` instances, by entry.
         var scopedSlots: [ObjectIdentifier: AnyObject] = [:]
+        /// How many keys were ever registered here: the next registration order.
+        var nextOrder = 0
+        /// What ``onBuild(_:)`` added.
+        var buildObservers: [@Sendable (BuildEvent) -> Void] = []
     }
 
     /// Makes a container.
@@ -61,6 +65,10 @@ public final class DIContainer: @unchecked Sendable {
     }
 
     deinit {
+        let observers = state.withLock { $0.buildObservers.count }
+        if observers > 0 {
+            BuildObservation.observerCount.add(-observers)
+        }
         tableCell.releaseObject()
         ReferenceCells.free(tableCell, count: 2)
     }

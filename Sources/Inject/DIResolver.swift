@@ -46,15 +46,7 @@ public struct DIResolver: Sendable {
         name: DIContainer.Name? = nil,
         argument: Argument
     ) throws -> T {
-        let box = ArgumentBox(value: argument, type: Argument.self)
-        return try container.resolveSlowly(
-            T.self,
-            key: Key(T.self, name),
-            name: name,
-            argument: box,
-            found: nil,
-            caller
-        )
+        try container.resolveWithArgument(T.self, name: name, argument: argument, caller, overlayFree: overlay == nil)
     }
 
     /// Resolves a service if one is registered.

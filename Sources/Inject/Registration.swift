@@ -33,9 +33,8 @@ public final class Registration<T> {
 
     /// Sets how long instances live and who shares them. The default is ``Scope/graph``.
     ///
-    /// - Parameter scope: The scope. A registration that takes a runtime argument can only be
-    ///   ``Scope/transient``: anything else traps, because an instance built from one caller's argument must not be
-    ///   handed to another caller.
+    /// - Parameter scope: The scope. A registration that takes a runtime argument caches one instance per argument
+    ///   value in any scope but ``Scope/transient``; that needs a `Hashable` argument, and traps otherwise.
     @inlinable
     @discardableResult
     public func scope(_ scope: Scope) -> Self {
@@ -47,14 +46,15 @@ public final class Registration<T> {
 
     @usableFromInline
     static func apply(_ scope: Scope, to entry: Entry<T>, in container: DIContainer) {
-        if entry.takesArgument, scope != .transient {
+        if entry.takesArgument, scope != .transient, entry.argumentKeying == nil {
+            let argument = Describe.type(entry.expectedArgument ?? Any.self)
             fatalError(
                 """
-                Inject: \(entry.label), registered at \(entry.location), takes a runtime argument, so it cannot be \
-                \(scope): a cached instance built from one caller's argument would be handed to callers who passed \
-                another.
-                  fix: keep it .transient (the default for argument registrations), or cache instances by argument \
-                in a service of your own.
+                Inject: \(entry.label), registered at \(entry.location), takes a runtime argument of type \
+                \(argument), which is not Hashable, so it cannot be \(scope): a \(scope) argument registration keeps \
+                one instance per argument value, and needs to tell the values apart.
+                  fix: make \(argument) Hashable (a struct instead of a tuple, say), or keep the registration \
+                .transient (the default for argument registrations).
                 """
             )
         }
@@ -123,6 +123,30 @@ public final class Registration<T> {
     public func resolveProperties(_ body: @escaping @Sendable (DIResolver, T) throws -> Void) -> Self {
         container.checkNotSealed(for: "Registration.resolveProperties on \(entry.label)", at: entry.location)
         entry.addProperties(body)
+        return self
+    }
+
+    /// Runs `body` once for each instance that leaves its scope: when `reset` drops it (``DIContainer/reset(_:)``
+    /// of its scope, or ``DIContainer/reset(_:name:file:line:)`` of this registration), when the container that
+    /// holds it is released (a session child's `.scoped` instances, a child's own registrations), or when a test
+    /// override or `validate()` that built it ends. The place to close a session's sockets.
+    ///
+    /// ```swift
+    /// session.register { SocketPool() }.scope(.scoped).onRelease { $0.closeAll() }
+    /// ```
+    ///
+    /// > Important: It runs exactly once per instance, never under a lock, on the thread that let go of the
+    /// > instance (the one that called `reset`, or released the last reference to the container). It never runs for
+    /// > ``Scope/transient``, ``Scope/graph`` or ``Scope/weak`` instances, which the container does not hold, nor for
+    /// > an instance whose build was under way when `reset` ran (its caller gets it, the scope never held it).
+    ///
+    /// Calling it again adds another closure; they run in the order they were added.
+    ///
+    /// - Parameter body: Receives the instance that leaves its scope.
+    @discardableResult
+    public func onRelease(_ body: @escaping @Sendable (T) -> Void) -> Self {
+        container.checkNotSealed(for: "Registration.onRelease on \(entry.label)", at: entry.location)
+        entry.addRelease(body)
         return self
     }
 

@@ -25,7 +25,8 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         case argumentMismatch
         /// A `mainActorFactory` registration was resolved off the main actor.
         case notOnMainActor
-        /// A `.weak` registration's factory returned a value that is not a class instance.
+        /// No longer thrown: a `.weak` registration of a value type acts as `.transient`, and `validate()` warns
+        /// about it. Kept so that code that switches over the kinds keeps compiling.
         case notAClass
         /// A registration forwarded with `implements(P.self)` made an instance that is not a `P`.
         case notConforming

@@ -166,16 +166,22 @@ struct ScopeTests {
         #expect(made.value == 2)
     }
 
-    @Test func aValueTypeInWeakScopeIsANotAClassError() throws {
+    @Test func aValueTypeInWeakScopeActsAsTransientAndValidationWarns() throws {
         let container = DIContainer()
-        container.register(Point.self) { Point(x: 1, y: 2) }.scope(.weak)
+        let made = Counter()
+        let line = #line + 1
+        container.register(Point.self) { Point(x: made.increment(), y: 2) }.scope(.weak)
 
-        let error = try #require(throws: ResolutionError.self) {
-            try container.resolveThrowing(Point.self)
-        }
+        #expect(try container.resolveThrowing(Point.self).x == 1)
+        #expect(try container.resolveThrowing(Point.self).x == 2, "nothing holds a value type weakly: built again")
 
-        #expect(error.kind == .notAClass)
-        #expect(error.description.contains("Point"))
+        let report = container.validationReport()
+        let warning = try onlyProblem(ofKind: .invalidRegistration, in: report)
+        #expect(warning.severity == .warning)
+        #expect(warning.location == registeredAt(line))
+        #expect(warning.message.contains("Point is registered in .weak scope"), "\(warning)")
+        #expect(warning.description.contains("as .transient"), "\(warning)")
+        #expect(report.isValid)
     }
 
     // MARK: scoped

@@ -141,18 +141,6 @@ struct TrapTests {
         #expect(stderr.contains("Gadget"))
     }
 
-    @Test func anArgumentRegistrationCannotBeASingleton() async throws {
-        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = DIContainer()
-            container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
-                .scope(.singleton)
-        }
-
-        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("Widget"))
-        #expect(stderr.contains("argument"))
-    }
-
     @Test func changingTheScopeOfAScopedServiceAChildAlreadyResolvedTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let container = DIContainer()

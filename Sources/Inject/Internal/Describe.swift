@@ -23,4 +23,10 @@ enum Describe {
         let kind = unsafeBitCast(type, to: UnsafePointer<UInt>.self).pointee
         return kind == 0x303 || kind == 0x307
     }
+
+    /// `12.3 ms`, without Foundation's formatting.
+    static func milliseconds(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10_000).rounded())
+        return "\(tenths / 10).\(tenths % 10) ms"
+    }
 }

@@ -97,8 +97,12 @@ extension DIContainer {
 
     /// This container's own registrations that the calling thread sees, one per key.
     var visibleEntries: [EntryBase] {
-        let thread = ResolutionContext.currentPointer
-        return table.entries().compactMap { $0.visible(to: thread) }
+        visibleEntries(from: ResolutionContext.currentPointer)
+    }
+
+    /// This container's own registrations that the thread whose context is `thread` sees, one per key.
+    func visibleEntries(from thread: UnsafeMutableRawPointer) -> [EntryBase] {
+        table.entries().compactMap { $0.visible(to: thread) }
     }
 
     /// Registrations of this container whose chains another thread has not ended, under `key`: for the message

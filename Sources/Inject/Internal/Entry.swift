@@ -25,6 +25,18 @@ final class ArgumentBox {
     }
 }
 
+/// An `onRelease` closure, boxed for an atomic cell.
+final class ReleaseBox<T> {
+    let body: @Sendable (T) -> Void
+    /// The box this one replaced, kept alive for readers that may still hold it.
+    let previous: ReleaseBox<T>?
+
+    init(_ body: @escaping @Sendable (T) -> Void, previous: ReleaseBox<T>?) {
+        self.body = body
+        self.previous = previous
+    }
+}
+
 /// A `resolveProperties` closure, boxed for an atomic cell.
 final class PropertiesBox<T> {
     let body: @Sendable (DIResolver, T) throws -> Void
@@ -57,6 +69,8 @@ class EntryBase: @unchecked Sendable {
     unowned(unsafe) let owner: DIContainer
     let factoryKind: FactoryKind
     let argumentRule: ArgumentRule
+    /// For an argument registration whose argument is `Hashable`: how a caching scope keys its instances.
+    let argumentKeying: ArgumentKeying?
     /// The atomic cells, see ``Cell``.
     let cells: ReferenceCell
 
@@ -64,7 +78,7 @@ class EntryBase: @unchecked Sendable {
     enum FactoryKind {
         case plain
         case mainActor
-        case argument(expected: Any.Type)
+        case argument(expected: Any.Type, keying: ArgumentKeying?)
         /// Made by ``Registration/implements(_:name:)``: resolves `target` and converts it.
         case forward(target: Key, targetType: Any.Type, targetName: DIContainer.Name?)
     }
@@ -99,13 +113,18 @@ class EntryBase: @unchecked Sendable {
         static let configuringThread = 7
         /// While the registration chain is open: the configuring task, if any.
         static let configuringTask = 8
-        static let count = 9
+        /// The ``ReleaseBox``, retained.
+        static let release = 9
+        static let count = 10
     }
 
     /// The entry this one replaced in the same container, if any: what other threads resolve while this one's
     /// registration chain is open. Written once, under the container's lock, before the entry is published; the
     /// container keeps every entry it published alive.
     unowned(unsafe) var previous: EntryBase?
+    /// Where the registration comes in its container's registration order: the first registration of its key, so
+    /// that a re-registration keeps its place. Written once, under the container's lock, before it is published.
+    var order = 0
 
     init(
         key: Key,
@@ -125,9 +144,15 @@ class EntryBase: @unchecked Sendable {
         self.owner = owner
         self.factoryKind = factoryKind
         switch factoryKind {
-        case .plain, .mainActor: self.argumentRule = .none
-        case .argument: self.argumentRule = .required
-        case .forward: self.argumentRule = .passThrough
+        case .plain, .mainActor:
+            self.argumentRule = .none
+            self.argumentKeying = nil
+        case .argument(_, let keying):
+            self.argumentRule = .required
+            self.argumentKeying = keying
+        case .forward:
+            self.argumentRule = .passThrough
+            self.argumentKeying = nil
         }
         self.cells = ReferenceCells.allocate(Cell.count)
         cells[Cell.scope] = UnsafeMutableRawPointer(bitPattern: scope.code)
@@ -137,6 +162,7 @@ class EntryBase: @unchecked Sendable {
         (cells + Cell.slot).releaseObject()
         (cells + Cell.properties).releaseObject()
         (cells + Cell.sample).releaseObject()
+        (cells + Cell.release).releaseObject()
         ReferenceCells.free(cells, count: Cell.count)
     }
 
@@ -205,7 +231,7 @@ class EntryBase: @unchecked Sendable {
 
     /// The argument type of an argument registration.
     var expectedArgument: Any.Type? {
-        if case .argument(let expected) = factoryKind { return expected }
+        if case .argument(let expected, _) = factoryKind { return expected }
         return nil
     }
 
@@ -271,6 +297,37 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         (cells + Cell.properties).loadObject(as: PropertiesBox<T>.self)?.body
     }
 
+    /// The `onRelease` closure, if one is set.
+    var releaseBody: (@Sendable (T) -> Void)? {
+        (cells + Cell.release).loadObject(as: ReleaseBox<T>.self)?.body
+    }
+
+    /// Adds an `onRelease` closure, run after those set before.
+    func addRelease(_ body: @escaping @Sendable (T) -> Void) {
+        let previous = (cells + Cell.release).loadObject(as: ReleaseBox<T>.self)
+        let combined: @Sendable (T) -> Void
+        if let earlier = previous?.body {
+            combined = { instance in
+                earlier(instance)
+                body(instance)
+            }
+        } else {
+            combined = body
+        }
+        _ = (cells + Cell.release).replaceObject(with: ReleaseBox(combined, previous: previous), as: ReleaseBox<T>.self)
+    }
+
+    /// Makes a slot for one shared instance of this registration, under the scope whose code is `code`.
+    func makeSlot(_ code: Int, publishTo: ReferenceCell? = nil) -> InstanceSlot<T> {
+        InstanceSlot<T>(
+            service: serviceType,
+            name: name,
+            holdsWeakly: code == Scope.Code.weak,
+            publishTo: publishTo,
+            onRelease: releaseBody
+        )
+    }
+
     /// Adds a `resolveProperties` closure, run after those set before.
     func addProperties(_ body: @escaping @Sendable (DIResolver, T) throws -> Void) {
         let previous = (cells + Cell.properties).loadObject(as: PropertiesBox<T>.self)
@@ -309,17 +366,39 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         if let slot = (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self) {
             return slot
         }
-        let made = InstanceSlot<T>(
-            service: serviceType,
-            name: name,
-            holdsWeakly: code == Scope.Code.weak,
+        let made = makeSlot(
+            code,
             publishTo: code == Scope.Code.singleton && !isMainActor ? cells + Cell.published : nil
         )
         return (cells + Cell.slot).publishOnce(made)
     }
 
     override func dropCachedInstance() {
-        (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.reset()
+        if argumentKeying != nil {
+            (cells + Cell.slot).loadObject(as: ArgumentCache<T>.self)?.reset()
+        } else {
+            (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.reset()
+        }
+    }
+
+    /// The per-argument-value instances of this argument registration, made on first use, for the scope whose code
+    /// is `code`. In the slot's cell: an entry keeps either a slot or an argument cache there, never both.
+    func argumentCache(_ code: Int) -> ArgumentCache<T> {
+        if let cache = (cells + Cell.slot).loadObject(as: ArgumentCache<T>.self) {
+            return cache
+        }
+        return (cells + Cell.slot).publishOnce(ArgumentCache { [unowned self] in self.makeSlot(code) })
+    }
+
+    /// The built instance this registration caches for `argument`, if any: the fast path of a resolve with an
+    /// argument, with no boxing and no dynamic cast.
+    @inline(__always)
+    func cachedInstance<Argument>(for argument: Argument) -> T? {
+        guard let keying = argumentKeying, keying.type == ObjectIdentifier(Argument.self),
+            Scope.resolvesFromOwner(scopeCode),
+            let cache = (cells + Cell.slot).loadObject(as: ArgumentCache<T>.self)
+        else { return nil }
+        return withUnsafePointer(to: argument) { cache.built(for: keying.keyAt(UnsafeRawPointer($0))) }
     }
 
     override func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {

@@ -33,12 +33,28 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     private let holdsWeakly: Bool
     /// Where to publish a built singleton's storage for lock-free reads (cell 0 of its entry), or `nil`.
     private let publishTo: ReferenceCell?
+    /// The registration's `onRelease`, run once for each instance the slot lets go of (never for a weak one).
+    private let onRelease: (@Sendable (T) -> Void)?
 
-    init(service: Any.Type, name: DIContainer.Name?, holdsWeakly: Bool = false, publishTo: ReferenceCell? = nil) {
+    init(
+        service: Any.Type,
+        name: DIContainer.Name?,
+        holdsWeakly: Bool = false,
+        publishTo: ReferenceCell? = nil,
+        onRelease: (@Sendable (T) -> Void)? = nil
+    ) {
         self.service = service
         self.name = name
         self.holdsWeakly = holdsWeakly
         self.publishTo = publishTo
+        self.onRelease = holdsWeakly ? nil : onRelease
+    }
+
+    /// The instance leaves its scope with the slot: `onRelease` runs, on the thread that let go of the slot.
+    deinit {
+        if let onRelease, let value = state.withLock({ $0.value }) {
+            onRelease(value)
+        }
     }
 
     var builder: ObjectIdentifier? { state.withLock { $0.builder } }
@@ -48,12 +64,18 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     /// The stored instance, without building one.
     var current: T? { state.withLock { $0.current(holdsWeakly) } }
 
-    /// Drops the stored instance; the next `instance` call builds again.
+    /// Drops the stored instance; the next `instance` call builds again. `onRelease` runs for it, with no lock held.
     func reset() {
-        state.withLock { state in
-            state.value = nil
-            state.object = nil
-            state.generation += 1
+        let dropped: T? = state.withLock { state in
+            defer {
+                state.value = nil
+                state.object = nil
+                state.generation += 1
+            }
+            return state.value
+        }
+        if let onRelease, let dropped {
+            onRelease(dropped)
         }
     }
 
@@ -127,7 +149,10 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             var stored = false
             if let value, state.generation == generation {
                 if holdsWeakly {
-                    state.object = value as AnyObject
+                    // A value type cannot be held weakly: it is handed out, not kept (`.weak` acts as `.transient`).
+                    if Swift.type(of: value as Any) is AnyObject.Type {
+                        state.object = value as AnyObject
+                    }
                 } else {
                     state.value = value
                 }

@@ -27,10 +27,11 @@ final class Overlay: @unchecked Sendable {
     }
 
     private struct Held {
+        // The slot first: it goes first, so that its instance's onRelease runs while the entry is still there.
+        let slot: AnyObject
         // Strong references keep the identities in the key from being reused while the slot lives.
         let entry: EntryBase
         let home: DIContainer
-        let slot: AnyObject
     }
 
     private let slots = Locked<[SlotKey: Held]>([:])
@@ -68,13 +69,22 @@ final class Overlay: @unchecked Sendable {
             if let held = slots[key] {
                 return unsafeDowncast(held.slot, to: InstanceSlot<T>.self)
             }
-            let slot = InstanceSlot<T>(
-                service: entry.serviceType,
-                name: entry.name,
-                holdsWeakly: code == Scope.Code.weak
-            )
-            slots[key] = Held(entry: entry, home: home, slot: slot)
+            let slot = entry.makeSlot(code)
+            slots[key] = Held(slot: slot, entry: entry, home: home)
             return slot
+        }
+    }
+
+    /// This overlay's per-argument-value instances of `entry` in `home`.
+    func argumentCache<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> ArgumentCache<T> {
+        let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
+        return slots.withLock { slots in
+            if let held = slots[key] {
+                return unsafeDowncast(held.slot, to: ArgumentCache<T>.self)
+            }
+            let cache = ArgumentCache { entry.makeSlot(code) }
+            slots[key] = Held(slot: cache, entry: entry, home: home)
+            return cache
         }
     }
 
@@ -88,6 +98,13 @@ final class Overlay: @unchecked Sendable {
             return Array(matching.values)
         }
         _ = dropped  // released here, outside the lock: a deinit is user code
+    }
+
+    /// Drops the instance(s) this overlay holds for `entry` built in `home`.
+    func reset(_ entry: EntryBase, in home: DIContainer) {
+        let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
+        let dropped = slots.withLock { $0.removeValue(forKey: key) }
+        _ = dropped  // released here, outside the lock: a deinit (and onRelease) is user code
     }
 }
 

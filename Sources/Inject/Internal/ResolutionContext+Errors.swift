@@ -192,21 +192,6 @@ extension ResolutionContext {
         )
     }
 
-    func notAClass<T>(_ entry: Entry<T>, value: T) -> ResolutionError {
-        let valueType = Describe.type(Swift.type(of: value as Any))
-        return ResolutionError(
-            kind: .notAClass,
-            service: entry.label,
-            path: frames.map(\.entry.label),
-            registration: entry.location,
-            headline: """
-                \(entry.label), registered at \(entry.location) in .weak scope, was built as a \(valueType), which \
-                is not a class: a weak reference can only hold a class instance.
-                """,
-            fix: "register it in .cached or .singleton scope, or make \(valueType) a class."
-        )
-    }
-
     func argumentMissing(_ entry: EntryBase, expected: Any.Type) -> ResolutionError {
         let asker = self.asker
         let expectedName = Describe.type(expected)

@@ -137,6 +137,9 @@ extension ResolutionContext {
             }
             throw cycle(at: index, closedBy: entry)
         }
+        if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying {
+            return try instance(of: entry, in: home, code, argument, keyedBy: keying)
+        }
         switch Scope.storage(ofCode: code) {
         case .none where overlay?.recorder != nil, .graph where overlay?.recorder != nil:
             // Under validate(): one build per registration and container for the whole run, in the throwaway layer,
@@ -173,6 +176,41 @@ extension ResolutionContext {
             }
             return try fill(home.scopedSlot(for: entry), entry, in: home, code, argument)
         }
+    }
+
+    /// The instance of an argument registration with a caching scope: one per argument value, kept where the scope
+    /// keeps its instances.
+    @inline(never)
+    private func instance<T>(
+        of entry: Entry<T>,
+        in home: DIContainer,
+        _ code: Int,
+        _ argument: ArgumentBox,
+        keyedBy keying: ArgumentKeying
+    ) throws -> T {
+        guard ObjectIdentifier(argument.type) == keying.type else {
+            // The factory reports the wrong argument type, with the path.
+            return try build(entry, in: home, code, argument)
+        }
+        let key = keying.key(argument)
+        let cache: ArgumentCache<T>
+        switch Scope.storage(ofCode: code) {
+        case .graph where overlay?.recorder == nil:
+            let graphKey = GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
+            let values = graph[graphKey].map { unsafeDowncast($0, to: ArgumentGraph<T>.self) } ?? ArgumentGraph<T>()
+            graph[graphKey] = values
+            if let value = values.values[key] {
+                return value
+            }
+            let value = try build(entry, in: home, code, argument)
+            values.values[key] = value
+            return value
+        case .none, .graph, .registration:
+            cache = overlay?.argumentCache(for: entry, home: home, code) ?? entry.argumentCache(code)
+        case .resolvingContainer:
+            cache = overlay?.argumentCache(for: entry, home: home, code) ?? home.scopedArgumentCache(for: entry)
+        }
+        return try fill(cache.slot(for: key), entry, in: home, code, argument)
     }
 
     /// Where `entry`, built in `home`, is on the stack, innermost first.
@@ -212,35 +250,49 @@ extension ResolutionContext {
         guard frames.count < Self.maximumDepth else {
             throw tooDeep(entry)
         }
-        if let recorder = overlay?.recorder {
-            return try buildTimed(entry, in: home, code, argument, recorder)
+        if overlay?.recorder != nil || BuildObservation.isActive {
+            return try buildTimed(entry, in: home, code, argument)
         }
         push(entry, home)
         defer { pop() }
         return try runFactory(entry, in: home, code, argument)
     }
 
-    /// ``build(_:in:_:)`` under `validate()`: records the factory's own time, without the registrations it asked for.
+    /// ``build(_:in:_:_:)`` when someone wants its time: under `validate()`, which records the factory's own time
+    /// (without the registrations it asked for), or with ``DIContainer/onBuild(_:)`` observers, which get an event.
     @inline(never)
     private func buildTimed<T>(
         _ entry: Entry<T>,
         in home: DIContainer,
         _ code: Int,
-        _ argument: ArgumentBox?,
-        _ recorder: ValidationRecorder
+        _ argument: ArgumentBox?
     ) throws -> T {
         let start = DispatchTime.now().uptimeNanoseconds
         push(entry, home)
+        var built = false
         defer {
             let elapsed = DispatchTime.now().uptimeNanoseconds &- start
             let own = elapsed &- frames[frames.count - 1].nestedNanoseconds
+            let path = built && overlay?.recorder == nil ? frames.map(\.entry.label) : []
             pop()
             if isResolving {
                 addNestedTime(elapsed)
             }
-            recorder.recordBuild(of: entry, home: home, nanoseconds: own)
+            if let recorder = overlay?.recorder {
+                recorder.recordBuild(of: entry, home: home, nanoseconds: own)
+            } else if built {
+                let event = BuildEvent(
+                    service: entry.label,
+                    scope: Scope(code: code),
+                    seconds: Double(own) / 1_000_000_000,
+                    path: path
+                )
+                pendingEvents.append((event, home))
+            }
         }
-        return try runFactory(entry, in: home, code, argument)
+        let value = try runFactory(entry, in: home, code, argument)
+        built = true
+        return value
     }
 
     /// Runs the factory and `resolveProperties` of `entry`, whose frame is on top of the stack.
@@ -265,8 +317,11 @@ extension ResolutionContext {
         } catch {
             throw wrap(error, from: entry, stage: .factory)
         }
-        if code == Scope.Code.weak, !(Swift.type(of: value as Any) is AnyObject.Type) {
-            throw notAClass(entry, value: value)
+        if code == Scope.Code.weak, let recorder = overlay?.recorder, !(Swift.type(of: value as Any) is AnyObject.Type)
+        {
+            // A value type cannot be held weakly, so it is built anew on every resolve, as `.transient`; the slot
+            // does not keep it. Only validation says so.
+            recorder.recordWeakValueType(entry, Swift.type(of: value as Any))
         }
         if entry.hasProperties, let properties = entry.properties {
             setInProgress(entry.box(value))

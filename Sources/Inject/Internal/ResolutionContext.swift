@@ -46,6 +46,8 @@ final class ResolutionContext {
     private let overlayStorage: UnsafeMutablePointer<Overlay?>
     private let argumentStorage: UnsafeMutablePointer<ArgumentBox?>
     private let originStorage: UnsafeMutablePointer<Origin?>
+    private let eventsStorage: UnsafeMutablePointer<[(event: BuildEvent, home: DIContainer)]>
+    private let topStorage: UnsafeMutablePointer<DIContainer?>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -127,6 +129,10 @@ final class ResolutionContext {
         argumentStorage.initialize(to: nil)
         originStorage = .allocate(capacity: 1)
         originStorage.initialize(to: nil)
+        eventsStorage = .allocate(capacity: 1)
+        eventsStorage.initialize(to: [])
+        topStorage = .allocate(capacity: 1)
+        topStorage.initialize(to: nil)
     }
 
     deinit {
@@ -143,6 +149,10 @@ final class ResolutionContext {
         argumentStorage.deallocate()
         originStorage.deinitialize(count: 1)
         originStorage.deallocate()
+        eventsStorage.deinitialize(count: 1)
+        eventsStorage.deallocate()
+        topStorage.deinitialize(count: 1)
+        topStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
@@ -179,17 +189,29 @@ final class ResolutionContext {
         return topLevelOrigin?.kind ?? .factory
     }
 
-    /// Starts a top-level resolve: under the task's overlay, or the one of the resolver that started it.
-    func beginTopLevel(_ caller: DIContainer.Caller) {
+    /// Instances built by the current top-level resolve, for ``DIContainer/onBuild(_:)`` observers; delivered when
+    /// it ends.
+    var pendingEvents: [(event: BuildEvent, home: DIContainer)] {
+        unsafeAddress { UnsafePointer(eventsStorage) }
+        unsafeMutableAddress { eventsStorage }
+    }
+
+    /// Starts a top-level resolve through `container`: under the task's overlay, or the one of the resolver that
+    /// started it.
+    func beginTopLevel(_ caller: DIContainer.Caller, through container: DIContainer) {
         switch caller {
         case .outside:
             overlay = Overlay.active()
         case .resolver(let resolverOverlay):
             overlay = resolverOverlay
         }
+        if BuildObservation.isActive {
+            topStorage.pointee = container
+        }
     }
 
-    /// Ends a top-level resolve: graph-scope instances are released and the overlay forgotten.
+    /// Ends a top-level resolve: graph-scope instances are released, the overlay forgotten, and the build events
+    /// handed to their observers.
     func endTopLevel() {
         overlay = nil
         if !graph.isEmpty {
@@ -197,6 +219,21 @@ final class ResolutionContext {
             let dropped = graph
             graph.removeAll(keepingCapacity: true)
             _ = dropped
+        }
+        if topStorage.pointee != nil || !pendingEvents.isEmpty {
+            deliverEvents()
+        }
+    }
+
+    /// Hands the build events of the resolve that just ended to their observers, with the context at rest.
+    @inline(never)
+    private func deliverEvents() {
+        let events = pendingEvents
+        let top = topStorage.pointee
+        pendingEvents.removeAll()
+        topStorage.pointee = nil
+        if !events.isEmpty {
+            DIContainer.deliver(events, resolvedThrough: top)
         }
     }
 

@@ -72,6 +72,8 @@ final class ValidationRecorder: @unchecked Sendable {
         var roots: [String] = []
         /// Failures property wrappers kept instead of trapping, each naming the property.
         var wrapperFailures: [ResolutionError] = []
+        /// `.weak` registrations whose factory made a value type, with that type.
+        var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
         /// Lazy wrappers' dependencies not checked yet.
         var lazyChecks: [LazyCheck] = []
         var lazyCheckKeys: Set<String> = []
@@ -110,6 +112,15 @@ final class ValidationRecorder: @unchecked Sendable {
             state.see(entry, home)
             let key = ObjectIdentifier(entry)
             state.buildNanoseconds[key] = max(state.buildNanoseconds[key] ?? 0, nanoseconds)
+        }
+    }
+
+    /// A `.weak` registration's factory made a value of `type`, which is not a class.
+    func recordWeakValueType(_ entry: EntryBase, _ type: Any.Type) {
+        state.withLock { state in
+            if !state.weakValueTypes.contains(where: { $0.entry === entry }) {
+                state.weakValueTypes.append((entry, type))
+            }
         }
     }
 

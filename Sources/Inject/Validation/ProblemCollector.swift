@@ -104,6 +104,31 @@ struct ProblemCollector {
         return nil
     }
 
+    /// `.weak` registrations of value types: they work, as `.transient`, which is probably not what was meant.
+    mutating func addWeakValueTypes(in seen: ValidationRecorder.State) {
+        for (entry, type) in seen.weakValueTypes {
+            let valueType = Describe.type(type)
+            add(
+                ValidationProblem(
+                    severity: .warning,
+                    kind: .invalidRegistration,
+                    service: entry.label,
+                    location: entry.location,
+                    message: """
+                        \(entry.label) is registered in .weak scope, but its factory makes a \(valueType), a value \
+                        type: a weak reference cannot hold one, so every resolve builds a new one, as .transient.
+                        """,
+                    details: [
+                        """
+                        fix: register it .transient (the same behaviour, said plainly), .cached or .singleton to share \
+                        one, or make \(valueType) a class.
+                        """
+                    ]
+                )
+            )
+        }
+    }
+
     /// Factories whose own time was above ``slowFactoryNanoseconds``.
     mutating func addSlowFactories(in seen: ValidationRecorder.State) {
         for entry in seen.entries {

@@ -24,8 +24,9 @@ public struct ValidationProblem: CustomStringConvertible, Sendable {
         case cycle
         /// A factory or `resolveProperties` closure threw.
         case factoryThrew
-        /// A registration that cannot work as written: a sample argument of the wrong type, a `.weak` value type,
-        /// an `implements` type the instance does not conform to, runaway recursion.
+        /// A registration that cannot work as written: a sample argument of the wrong type, an `implements` type
+        /// the instance does not conform to, runaway recursion (errors); or that works otherwise than it says: a
+        /// `.weak` registration of a value type, which acts as `.transient` (a warning).
         case invalidRegistration
         /// A registration validation could not build: an argument registration without a sample argument, or a
         /// `mainActorFactory` registration when `validate()` runs off the main actor.

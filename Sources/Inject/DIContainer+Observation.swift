@@ -1,0 +1,46 @@
+extension DIContainer {
+    /// Calls `observer` for every instance built through this container or its children: to log what gets built,
+    /// or to profile start-up. Factory's `trace`, with times.
+    ///
+    /// ```swift
+    /// container.onBuild { event in logger.debug("built \(event)") }
+    /// ```
+    ///
+    /// An event is "built through" this container when the resolve that built it went through this container or
+    /// one of its children, or when the instance lives here or in a child. Each event comes once the build is done,
+    /// at the end of the resolve that made it, with no lock held: the observer may resolve services itself. Builds
+    /// that `validate()` makes in its throwaway scope are not events.
+    ///
+    /// > Important: With no observer set anywhere, resolving pays nothing for this (one atomic load per build, none
+    /// > per cached read). Observers live as long as the container; they cannot be removed.
+    ///
+    /// - Parameter observer: Receives each event. It runs on the thread that resolved.
+    public func onBuild(_ observer: @escaping @Sendable (BuildEvent) -> Void) {
+        state.withLock { $0.buildObservers.append(observer) }
+        BuildObservation.observerCount.add(1)
+    }
+
+    /// Hands `events` to the observers that see them: those of the top-level resolve's container and its
+    /// ancestors, and of each event's home and its ancestors, each observer once per event. No lock is held.
+    static func deliver(_ events: [(event: BuildEvent, home: DIContainer)], resolvedThrough top: DIContainer?) {
+        let topLineage = top.map { Array($0.lineage) } ?? []
+        for (event, home) in events {
+            var notified: Set<ObjectIdentifier> = []
+            for container in topLineage + Array(home.lineage)
+            where notified.insert(ObjectIdentifier(container)).inserted {
+                for observer in container.state.withLock({ $0.buildObservers }) {
+                    observer(event)
+                }
+            }
+        }
+    }
+}
+
+/// Whether anyone observes builds, so that a build pays one atomic load when nobody does.
+enum BuildObservation {
+    /// How many observers are set on live containers, process-wide.
+    static let observerCount = AtomicCounter()
+
+    @inline(__always)
+    static var isActive: Bool { observerCount.value > 0 }
+}

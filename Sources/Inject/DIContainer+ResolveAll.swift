@@ -1,0 +1,85 @@
+extension DIContainer {
+    /// Resolves every registration of a type: unnamed and named, in this container and its parents. A plugin list.
+    ///
+    /// ```swift
+    /// container.register(Exporter.self, name: "pdf") { PDFExporter() }
+    /// container.register(Exporter.self, name: "csv") { CSVExporter() }
+    /// let exporters = container.resolveAll(Exporter.self)      // [PDFExporter, CSVExporter]
+    /// ```
+    ///
+    /// A child's registration under a name (or unnamed) shadows its parents' under the same name, as it does for
+    /// ``resolve(_:name:file:line:)``. The order: the root's registrations first, then each child's down to this
+    /// container, each container's in registration order (a re-registration keeps its place). Each element is
+    /// built as its own registration's scope says, through the same path as `resolve`, in one resolution: test
+    /// overrides, cycle detection and validation see it. Registrations that take a runtime argument are left out.
+    ///
+    /// - Parameters:
+    ///   - type: The service type; inferred from context when omitted.
+    ///   - file: The call site a trap names; leave the default.
+    ///   - line: The call site's line; leave the default.
+    /// - Returns: The instances; empty when nothing is registered. Traps, with the error's text, when one of them
+    ///   cannot be built.
+    public func resolveAll<T>(_ type: T.Type = T.self, file: StaticString = #fileID, line: UInt = #line) -> [T] {
+        do {
+            return try resolveAllSlowly(T.self, .outside)
+        } catch {
+            Self.trap(error, file: file, line: line)
+        }
+    }
+
+    /// ``resolveAll(_:file:line:)`` for `caller`: in the resolution under way on this thread, or a new one.
+    func resolveAllSlowly<T>(_ type: T.Type, _ caller: Caller) throws -> [T] {
+        try inResolution(caller) { context in
+            try context.resolveAll(T.self, through: self)
+        }
+    }
+}
+
+extension DIResolver {
+    /// Resolves every registration of a type, as ``DIContainer/resolveAll(_:file:line:)`` does, as part of this
+    /// resolution.
+    ///
+    /// - Parameter type: The service type; inferred from context when omitted.
+    /// - Returns: The instances, in the order ``DIContainer/resolveAll(_:file:line:)`` gives.
+    /// - Throws: ``ResolutionError`` when one of them cannot be built.
+    public func resolveAll<T>(_ type: T.Type = T.self) throws -> [T] {
+        try container.resolveAllSlowly(T.self, .resolver(overlay))
+    }
+}
+
+extension ResolutionContext {
+    /// Every registration of `T` a resolve through `container` sees, built in order.
+    func resolveAll<T>(_ type: T.Type, through container: DIContainer) throws -> [T] {
+        let typeID = ObjectIdentifier(T.self)
+        // By name id (0 for unnamed): the registration that wins, where it is, and where it sorts.
+        var winners: [Int: (entry: EntryBase, owner: DIContainer, level: Int)] = [:]
+        let ancestry = Array(container.lineage.reversed())
+        for (level, holder) in ancestry.enumerated() {
+            for entry in holder.visibleEntries(from: identity) where entry.key.type == typeID && !entry.takesArgument {
+                winners[entry.key.name] = (entry, holder, level)
+            }
+        }
+        // Test overrides that apply here shadow the containers, the innermost last.
+        var layers: [Overlay] = []
+        var current = overlay
+        while let layer = current {
+            layers.append(layer)
+            current = layer.outer
+        }
+        for (index, layer) in layers.reversed().enumerated() {
+            guard let registry = layer.registry, layer.applies(to: container) else { continue }
+            for entry in registry.table.entries() where entry.key.type == typeID && !entry.takesArgument {
+                winners[entry.key.name] = (entry, layer.target ?? container, ancestry.count + index)
+            }
+        }
+        let ordered = winners.values.sorted { ($0.level, $0.entry.order) < ($1.level, $1.entry.order) }
+        return try ordered.map { winner in
+            try instance(
+                of: unsafeDowncast(winner.entry, to: Entry<T>.self),
+                owner: winner.owner,
+                through: container,
+                nil
+            )
+        }
+    }
+}

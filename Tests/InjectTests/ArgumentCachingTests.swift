@@ -1,0 +1,176 @@
+import Foundation
+import Inject
+import InjectTestSupport
+import Testing
+
+// One instance per argument value: an argument registration with a caching scope and a Hashable argument.
+
+/// An editor for one note, told apart by identity.
+private final class NoteEditor: Sendable {
+    let noteID: Int
+
+    init(noteID: Int) {
+        self.noteID = noteID
+    }
+}
+
+/// A `Hashable` argument made of several values: what a tuple argument becomes when it must be cached.
+private struct Page: Hashable, Sendable {
+    let book: String
+    let number: Int
+}
+
+private final class PageView: Sendable {
+    let page: Page
+
+    init(page: Page) {
+        self.page = page
+    }
+}
+
+struct ArgumentCachingTests {
+    @Test(arguments: [Scope.singleton, .cached, .session, .weak])
+    func aCachingScopeGivesOneInstancePerArgumentValue(scope: Scope) {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }.scope(scope)
+
+        let first = container.resolve(NoteEditor.self, argument: 42)
+        let again = container.resolve(NoteEditor.self, argument: 42)
+        let other = container.resolve(NoteEditor.self, argument: 7)
+
+        #expect(first === again)
+        #expect(first !== other)
+        #expect(first.noteID == 42)
+        #expect(other.noteID == 7)
+    }
+
+    @Test func aStructArgumentIsKeyedByItsValue() {
+        let container = DIContainer()
+        container.register(PageView.self) { (_: DIResolver, page: Page) in PageView(page: page) }.scope(.singleton)
+
+        let first = container.resolve(PageView.self, argument: Page(book: "Emma", number: 3))
+        let again = container.resolve(PageView.self, argument: Page(book: "Emma", number: 3))
+        let other = container.resolve(PageView.self, argument: Page(book: "Emma", number: 4))
+
+        #expect(first === again)
+        #expect(first !== other)
+    }
+
+    @Test func transientStillBuildsOnEveryResolve() {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }
+
+        #expect(container.resolve(NoteEditor.self, argument: 1) !== container.resolve(NoteEditor.self, argument: 1))
+    }
+
+    @Test func scopedKeepsOneInstancePerContainerAndValue() {
+        let root = DIContainer()
+        root.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }.scope(.scoped)
+        let a = root.makeChild()
+        let b = root.makeChild()
+
+        #expect(a.resolve(NoteEditor.self, argument: 1) === a.resolve(NoteEditor.self, argument: 1))
+        #expect(a.resolve(NoteEditor.self, argument: 1) !== b.resolve(NoteEditor.self, argument: 1))
+    }
+
+    @Test func graphSharesOneInstancePerValueWithinOneResolve() {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }.scope(.graph)
+        container.register([NoteEditor].self) { r in
+            [try r.resolve(argument: 1), try r.resolve(argument: 1), try r.resolve(argument: 2)]
+        }
+
+        let editors = container.resolve([NoteEditor].self)
+        let later = container.resolve([NoteEditor].self)
+
+        #expect(editors[0] === editors[1])
+        #expect(editors[0] !== editors[2])
+        #expect(editors[0] !== later[0], "a new top-level resolve builds anew")
+    }
+
+    @Test func resetDropsEveryValuesInstance() {
+        let container = DIContainer()
+        let released = Collector<Int>()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }
+            .scope(.cached)
+            .onRelease { released.append($0.noteID) }
+        let first = container.resolve(NoteEditor.self, argument: 1)
+        _ = container.resolve(NoteEditor.self, argument: 2)
+
+        container.reset(.cached)
+
+        #expect(container.resolve(NoteEditor.self, argument: 1) !== first)
+        #expect(released.values.sorted() == [1, 2])
+        container.reset(NoteEditor.self)
+        #expect(released.values.sorted() == [1, 1, 2])
+    }
+
+    @Test func eachValueIsBuiltExactlyOnceUnderContention() {
+        let container = DIContainer()
+        let builds = Collector<Int>()
+        let everyoneAsking = Arrivals(expected: 16)
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in
+            builds.append(id)
+            _ = everyoneAsking.waitForEveryone(within: 0.2)  // hold the build while the others ask
+            return NoteEditor(noteID: id)
+        }
+        .scope(.singleton)
+        let instances = Collector<(Int, ObjectIdentifier)>()
+
+        finishes("16 threads asking for two argument values at once") {
+            onThreadsAtOnce(16) { index in
+                let id = index % 2
+                everyoneAsking.arrive()
+                instances.append((id, ObjectIdentifier(container.resolve(NoteEditor.self, argument: id))))
+            }
+        }
+
+        #expect(builds.values.sorted() == [0, 1], "one build per value: \(builds.values)")
+        for id in [0, 1] {
+            #expect(Set(instances.values.filter { $0.0 == id }.map(\.1)).count == 1, "value \(id): one instance")
+        }
+    }
+
+    @Test func validationBuildsItWithItsSample() throws {
+        let container = DIContainer()
+        let built = Collector<Int>()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in
+            built.append(id)
+            return NoteEditor(noteID: id)
+        }
+        .scope(.singleton)
+        .validationArgument(99)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(built.values == [99])
+        _ = container.resolve(NoteEditor.self, argument: 99)
+        #expect(built.values == [99, 99], "the instance validation built did not survive it")
+    }
+
+    @Test func aWrongArgumentTypeIsStillAnErrorNamingBothTypes() throws {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }.scope(.singleton)
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(NoteEditor.self, argument: "42")
+        }
+
+        #expect(error.kind == .argumentMismatch)
+        #expect(error.description.contains("Int"))
+        #expect(error.description.contains("String"))
+    }
+
+    @Test func aTupleArgumentCannotBeCachedAndSaysWhy() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(Widget.self) { (_: DIResolver, pair: (Int, Int)) in Widget(serial: pair.0) }
+                .scope(.singleton)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("which is not Hashable"), "\(stderr)")
+        #expect(stderr.contains("make (Int, Int) Hashable"), "\(stderr)")
+    }
+}

@@ -1,0 +1,142 @@
+import Inject
+import InjectTestSupport
+import Testing
+
+// Autowiring: `register(autowired: T.init)` resolves each initializer parameter by type, through the factory's
+// resolver, exactly as the hand-written factory would.
+
+private final class Clock: Sendable {}
+private final class Network: Sendable {}
+private final class Storage: Sendable {}
+
+private final class NoDependencies: Sendable {
+    init() {}
+}
+
+private final class OneDependency: Sendable {
+    let clock: Clock
+
+    init(clock: Clock) {
+        self.clock = clock
+    }
+}
+
+private final class FourDependencies: Sendable {
+    let clock: Clock
+    let network: Network
+    let storage: Storage
+    let widget: Widget
+
+    init(clock: Clock, network: Network, storage: Storage, widget: Widget) {
+        self.clock = clock
+        self.network = network
+        self.storage = storage
+        self.widget = widget
+    }
+}
+
+private protocol Feed: Sendable {
+    var network: Network { get }
+}
+
+private final class LiveFeed: Feed {
+    let network: Network
+
+    init(network: Network) {
+        self.network = network
+    }
+}
+
+/// Needs a `Storage`, which the tests that check errors leave unregistered.
+private final class NeedsStorage: Sendable {
+    let storage: Storage
+
+    init(storage: Storage) {
+        self.storage = storage
+    }
+}
+
+struct AutowiringTests {
+    @Test func anInitializerWithoutParametersIsAutowired() {
+        let container = DIContainer()
+        container.register(autowired: NoDependencies.init).scope(.singleton)
+
+        #expect(container.resolve(NoDependencies.self) === container.resolve(NoDependencies.self))
+    }
+
+    @Test func eachParameterIsResolvedByItsType() {
+        let container = DIContainer()
+        let clock = Clock()
+        container.register(Clock.self) { clock }
+        container.register(autowired: OneDependency.init)
+        container.register(Network.self) { Network() }.scope(.singleton)
+        container.register(Storage.self) { Storage() }
+        container.register(Widget.self) { Widget(serial: 4) }
+        container.register(autowired: FourDependencies.init)
+
+        let one = container.resolve(OneDependency.self)
+        let four = container.resolve(FourDependencies.self)
+
+        #expect(one.clock === clock)
+        #expect(four.clock === clock)
+        #expect(four.network === container.resolve(Network.self))
+        #expect(four.widget.serial == 4)
+    }
+
+    @Test func registrationOptionsChainOnAnAutowiredRegistration() {
+        let container = DIContainer()
+        container.register(Network.self) { Network() }
+        let released = Counter()
+        container.register(LiveFeed.self, name: .live, autowired: LiveFeed.init)
+            .scope(.cached)
+            .implements(Feed.self, name: .live)
+            .onRelease { _ in released.increment() }
+
+        let feed = container.resolve(Feed.self, name: .live)
+
+        #expect(feed as? LiveFeed === container.resolve(LiveFeed.self, name: .live))
+        container.reset(.cached)
+        #expect(released.value == 1)
+    }
+
+    @Test func aProtocolCanBeRegisteredWithAConcreteInitializer() {
+        let container = DIContainer()
+        container.register(Network.self) { Network() }
+        container.register(Feed.self, autowired: LiveFeed.init).scope(.singleton)
+
+        #expect(container.resolve(Feed.self) is LiveFeed)
+    }
+
+    @Test func aMissingDependencyFailsAsAHandWrittenFactoryWould() throws {
+        let autowired = DIContainer()
+        autowired.register(autowired: NeedsStorage.init)
+        let handWritten = DIContainer()
+        handWritten.register { r in NeedsStorage(storage: try r.resolve()) }
+
+        let autowiredError = try #require(throws: ResolutionError.self) {
+            try autowired.resolveThrowing(NeedsStorage.self)
+        }
+        let handWrittenError = try #require(throws: ResolutionError.self) {
+            try handWritten.resolveThrowing(NeedsStorage.self)
+        }
+
+        #expect(autowiredError.kind == .notRegistered)
+        #expect(autowiredError.path == handWrittenError.path)
+        #expect(autowiredError.path == ["NeedsStorage", "Storage"])
+        #expect(autowiredError.description.contains("asked by: NeedsStorage's factory, registered at"))
+    }
+
+    @Test func validationSeesAnAutowiredRegistrationsEdges() throws {
+        let container = DIContainer()
+        container.register(autowired: NeedsStorage.init)
+        container.register(autowired: OneDependency.init)
+        container.register(Clock.self) { Clock() }
+
+        let report = container.validationReport()
+
+        let missing = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(missing.message.contains("Storage"))
+        let graph = DrawnGraph(dot: report.dot())
+        #expect(graph.edge(from: graph.node("OneDependency"), to: graph.node("Clock")) != nil, "\(report.dot())")
+    }
+}

@@ -1,0 +1,309 @@
+import Foundation
+import Inject
+import InjectTestSupport
+import InjectTesting
+import Testing
+
+// Per-registration reset, onRelease and onBuild.
+
+/// Stands for a session's network connections: `onRelease` must close them.
+private final class SocketPool: @unchecked Sendable {
+    // @unchecked: `closed` is only touched under `lock`.
+    private let lock = NSLock()
+    private var closed = 0
+
+    func closeAll() {
+        lock.withLock { closed += 1 }
+    }
+
+    var closeCount: Int {
+        lock.withLock { closed }
+    }
+}
+
+private final class FeedCache: Sendable {}
+
+private protocol Store: Sendable {}
+private final class DiskStore: Store {}
+
+/// Holds a `FeedCache`: what `onBuild` paths are checked with.
+private final class FeedScreen: Sendable {
+    let cache: FeedCache
+
+    init(cache: FeedCache) {
+        self.cache = cache
+    }
+}
+
+/// Collects build events from many threads.
+private final class Events: @unchecked Sendable {
+    // @unchecked: `events` is only touched under `lock`.
+    private let lock = NSLock()
+    private var events: [BuildEvent] = []
+
+    func append(_ event: BuildEvent) {
+        lock.withLock { events.append(event) }
+    }
+
+    var all: [BuildEvent] {
+        lock.withLock { events }
+    }
+
+    var services: [String] {
+        all.map(\.service)
+    }
+}
+
+struct ResetRegistrationTests {
+    @Test(arguments: [Scope.cached, .session, .weak])
+    func resetOfOneRegistrationDropsOnlyItsInstance(scope: Scope) {
+        let container = DIContainer()
+        container.register(FeedCache.self) { FeedCache() }.scope(scope)
+        container.register(Widget.self) { Widget() }.scope(scope)
+        let cache = container.resolve(FeedCache.self)
+        let widget = container.resolve(Widget.self)
+
+        container.reset(FeedCache.self)
+
+        #expect(container.resolve(FeedCache.self) !== cache)
+        #expect(container.resolve(Widget.self) === widget)
+    }
+
+    @Test func resetOfAScopedRegistrationDropsThisContainersInstanceOnly() {
+        let root = DIContainer()
+        root.register(FeedCache.self) { FeedCache() }.scope(.scoped)
+        let a = root.makeChild()
+        let b = root.makeChild()
+        let inA = a.resolve(FeedCache.self)
+        let inB = b.resolve(FeedCache.self)
+
+        a.reset(FeedCache.self)
+
+        #expect(a.resolve(FeedCache.self) !== inA)
+        #expect(b.resolve(FeedCache.self) === inB)
+    }
+
+    @Test func resetThroughAProtocolResetsTheRegistrationItForwardsTo() {
+        let container = DIContainer()
+        container.register(DiskStore.self) { DiskStore() }.scope(.cached).implements(Store.self)
+        let store = container.resolve(Store.self)
+
+        container.reset(Store.self)
+
+        #expect(container.resolve(Store.self) as AnyObject !== store as AnyObject)
+    }
+
+    @Test func resetUnderAnOverrideDropsTheOverridesInstanceAndLeavesTheContainers() {
+        let container = DIContainer()
+        container.register(FeedCache.self) { FeedCache() }.scope(.cached)
+        let outside = container.resolve(FeedCache.self)
+
+        withOverrides(in: container) { _ in
+        } operation: {
+            let first = container.resolve(FeedCache.self)
+            container.reset(FeedCache.self)
+            #expect(container.resolve(FeedCache.self) !== first)
+        }
+
+        #expect(container.resolve(FeedCache.self) === outside)
+    }
+
+    @Test func resetOfASingletonTrapsSayingWhy() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+            container.reset(FeedCache.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("is a .singleton, and a singleton lives as long as its container"), "\(stderr)")
+        #expect(stderr.contains("fix: register it .cached"), "\(stderr)")
+    }
+
+    @Test func resetOfSomethingNotRegisteredTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            DIContainer().reset(FeedCache.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("nothing is registered for FeedCache"), "\(stderr)")
+    }
+}
+
+struct OnReleaseTests {
+    @Test func aSessionsSocketsAreClosedWhenTheLastReferenceToTheSessionGoes() {
+        let app = DIContainer()
+        app.register(SocketPool.self) { SocketPool() }.scope(.scoped).onRelease { $0.closeAll() }
+        var session: DIContainer? = app.makeChild()
+        let pool = session!.resolve(SocketPool.self)
+        let appPool = app.resolve(SocketPool.self)
+
+        #expect(pool.closeCount == 0)
+        session = nil
+
+        #expect(pool.closeCount == 1, "released with its child scope")
+        #expect(appPool.closeCount == 0, "the app's own instance stays")
+    }
+
+    @Test func aChildsOwnRegistrationsAreReleasedWithIt() {
+        var session: DIContainer? = DIContainer().makeChild()
+        session!.register(SocketPool.self) { SocketPool() }.scope(.singleton).onRelease { $0.closeAll() }
+        let pool = session!.resolve(SocketPool.self)
+
+        session = nil
+
+        #expect(pool.closeCount == 1)
+    }
+
+    @Test(arguments: [Scope.cached, .session, .scoped])
+    func resetOfTheScopeReleasesEachInstanceOnce(scope: Scope) {
+        let container = DIContainer()
+        container.register(SocketPool.self) { SocketPool() }.scope(scope).onRelease { $0.closeAll() }
+        let pool = container.resolve(SocketPool.self)
+
+        container.reset(scope)
+        container.reset(scope)
+
+        #expect(pool.closeCount == 1)
+        #expect(container.resolve(SocketPool.self) !== pool)
+    }
+
+    @Test func resetOfTheRegistrationReleasesIt() {
+        let container = DIContainer()
+        container.register(SocketPool.self) { SocketPool() }.scope(.cached).onRelease { $0.closeAll() }
+        let pool = container.resolve(SocketPool.self)
+
+        container.reset(SocketPool.self)
+
+        #expect(pool.closeCount == 1)
+    }
+
+    @Test(arguments: [Scope.transient, .graph, .weak])
+    func instancesTheContainerDoesNotHoldAreNeverReleasedByIt(scope: Scope) {
+        let released = Counter()
+        var container: DIContainer? = DIContainer()
+        container!.register(SocketPool.self) { SocketPool() }.scope(scope).onRelease { _ in released.increment() }
+        let pool = container!.resolve(SocketPool.self)
+
+        container!.reset(scope)
+        container = nil
+
+        #expect(released.value == 0)
+        _ = pool
+    }
+
+    @Test func onReleaseRunsWithNoLockHeldSoItMayUseTheContainer() {
+        let container = DIContainer()
+        let resolvedInside = Cell<FeedCache>()
+        container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+        container.register(SocketPool.self) { SocketPool() }.scope(.cached).onRelease { _ in
+            resolvedInside.value = container.resolve(FeedCache.self)
+            container.reset(.cached)  // re-entrant: would deadlock under a held lock
+        }
+        _ = container.resolve(SocketPool.self)
+
+        finishes("an onRelease that resolves and resets") {
+            container.reset(.cached)
+        }
+
+        #expect(resolvedInside.value === container.resolve(FeedCache.self))
+    }
+
+    @Test func anInstanceBuiltUnderAnOverrideIsReleasedWhenTheOverrideEnds() {
+        let container = DIContainer()
+        container.register(SocketPool.self) { SocketPool() }.scope(.singleton).onRelease { $0.closeAll() }
+
+        let inside = withOverrides(in: container) { _ in
+        } operation: {
+            container.resolve(SocketPool.self)
+        }
+
+        #expect(inside.closeCount == 1)
+        #expect(container.resolve(SocketPool.self).closeCount == 0)
+    }
+}
+
+struct OnBuildTests {
+    @Test func anObserverSeesEveryBuildWithItsScopeAndPathButNoCachedRead() throws {
+        let container = DIContainer()
+        let events = Events()
+        container.onBuild { events.append($0) }
+        container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+        container.register { r in FeedScreen(cache: try r.resolve()) }
+
+        _ = container.resolve(FeedScreen.self)
+        _ = container.resolve(FeedCache.self)
+
+        #expect(events.services == ["FeedCache", "FeedScreen"])
+        let cache = try #require(events.all.first)
+        #expect(cache.scope == .singleton)
+        #expect(cache.path == ["FeedScreen", "FeedCache"])
+        #expect(events.all[1].path == ["FeedScreen"])
+        #expect(events.all.allSatisfy { $0.seconds >= 0 && $0.seconds < 1 })
+    }
+
+    @Test func aBuildsOwnTimeLeavesOutWhatItAskedFor() throws {
+        let container = DIContainer()
+        let events = Events()
+        container.onBuild { events.append($0) }
+        container.register(FeedCache.self) {
+            Thread.sleep(forTimeInterval: 0.05)
+            return FeedCache()
+        }
+        container.register { r in FeedScreen(cache: try r.resolve()) }
+
+        _ = container.resolve(FeedScreen.self)
+
+        let cache = try #require(events.all.first { $0.service == "FeedCache" })
+        let screen = try #require(events.all.first { $0.service == "FeedScreen" })
+        #expect(cache.seconds >= 0.05)
+        #expect(screen.seconds < 0.04, "FeedScreen's own time must not include FeedCache's 50 ms")
+    }
+
+    @Test func aParentsObserverSeesBuildsThroughItsChildrenAndAChildsDoesNotSeeItsSiblings() {
+        let root = DIContainer()
+        let rootEvents = Events()
+        root.onBuild { rootEvents.append($0) }
+        root.register(FeedCache.self) { FeedCache() }.scope(.scoped)
+        let a = root.makeChild()
+        let b = root.makeChild()
+        let aEvents = Events()
+        a.onBuild { aEvents.append($0) }
+
+        _ = a.resolve(FeedCache.self)
+        _ = b.resolve(FeedCache.self)
+
+        #expect(rootEvents.services == ["FeedCache", "FeedCache"])
+        #expect(aEvents.services == ["FeedCache"])
+    }
+
+    @Test func anObserverMayResolveBecauseNoLockIsHeld() {
+        let container = DIContainer()
+        let seen = Counter()
+        container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+        container.register(Widget.self) { Widget() }
+        container.onBuild { event in
+            if event.service == "Widget" {
+                _ = container.resolve(FeedCache.self)
+            }
+            seen.increment()
+        }
+
+        finishes("an observer that resolves") {
+            _ = container.resolve(Widget.self)
+        }
+
+        #expect(seen.value == 2, "Widget's build, then FeedCache's, built by the observer")
+    }
+
+    @Test func validationsThrowawayBuildsAreNotEvents() {
+        let container = DIContainer()
+        let events = Events()
+        container.onBuild { events.append($0) }
+        container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+
+        _ = container.validationReport()
+
+        #expect(events.all.isEmpty)
+    }
+}
