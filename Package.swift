@@ -41,6 +41,13 @@ let package = Package(
             dependencies: ["Inject", "InjectTesting"],
             swiftSettings: swiftSettings
         ),
+        // A seeded, bounded soak of a churning tree of containers, and small reproducers of what it looks for.
+        // INJECT_SOAK_SEED replays a run; INJECT_SOAK_SCALE scales its length (CI: 0.1 under the thread sanitizer).
+        .testTarget(
+            name: "InjectSoakTests",
+            dependencies: ["Inject", "InjectTesting", "InjectTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // A client module, as an app would write it: Swift 6 mode, @MainActor view models, Sendable services.
         .testTarget(name: "InjectClientTests", dependencies: ["Inject"], swiftSettings: swiftSettings),
     ],

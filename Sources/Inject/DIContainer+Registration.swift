@@ -300,6 +300,11 @@ extension DIContainer {
         }
     }
 
+    /// This container's own `.scoped` slot of `entry`, if one was made.
+    func existingScopedSlot<T>(for entry: Entry<T>) -> InstanceSlot<T>? {
+        state.withLock { $0.scopedSlots[ObjectIdentifier(entry)] }.flatMap { $0 as? InstanceSlot<T> }
+    }
+
     /// The slot of this container's own `.scoped` instance of `entry`.
     func scopedSlot<T>(for entry: Entry<T>) -> InstanceSlot<T> {
         state.withLock { state in

@@ -124,10 +124,18 @@ extension DIContainer {
 
 extension DIContainer {
     /// Who started a resolve: code outside the resolution (which runs under the task's overlay), or a
-    /// ``DIResolver`` (which carries the overlay of the resolution it belongs to).
+    /// ``DIResolver`` (which carries the overlay of the resolution it belongs to and, an async factory's, its build).
     enum Caller {
         case outside
-        case resolver(Overlay?)
+        case resolver(Overlay?, AsyncFrame?)
+
+        /// The async build a resolve by this caller joins: the resolver's, else the task's.
+        var frame: AsyncFrame? {
+            if case .resolver(_, let frame?) = self {
+                return frame
+            }
+            return AsyncFrame.currentIfAny
+        }
     }
 
     /// An entry found by ``lookup(_:)`` and the container whose table holds it, unretained: both stay alive as long
@@ -225,6 +233,10 @@ extension DIContainer {
         try ResolutionContext.withCurrent { context in
             if context.isResolving {
                 return try body(context)
+            }
+            if let frame = caller.frame {
+                // Inside an async factory: join its resolution, on this thread, for this call.
+                return try context.seed(from: frame, in: frame.resolution, body)
             }
             context.beginTopLevel(caller, through: self)
             defer { context.endTopLevel() }

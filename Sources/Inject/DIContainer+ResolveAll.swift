@@ -43,7 +43,7 @@ extension DIResolver {
     /// - Returns: The instances, in the order ``DIContainer/resolveAll(_:file:line:)`` gives.
     /// - Throws: ``ResolutionError`` when one of them cannot be built.
     public func resolveAll<T>(_ type: T.Type = T.self) throws -> [T] {
-        try container.resolveAllSlowly(T.self, .resolver(overlay))
+        try container.resolveAllSlowly(T.self, caller)
     }
 }
 

@@ -72,49 +72,123 @@ extension DIContainer {
     }
 
     private func makeValidationReport(roots: [() -> Any]) -> ValidationReport {
-        let recorder = ValidationRecorder()
-        let overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)
-        let onMainActor = MainActorFactory.isOnMainActor
-        var problems = ProblemCollector()
-        var checkedCount = 0
-        overlay.activated {
-            for (container, entry) in registrationsToValidate() {
-                if let skipped = ProblemCollector.notBuilt(entry, onMainActor: onMainActor) {
-                    problems.add(skipped)
-                    continue
-                }
-                checkedCount += 1
+        var validation = Validation(of: self, buildsAsync: false)
+        validation.overlay.activated {
+            for (container, entry) in validation.registrations {
+                guard validation.shouldBuild(entry) else { continue }
                 do {
-                    try build(entry, owner: container, under: overlay)
+                    try build(entry, owner: container, under: validation.overlay)
                 } catch {
-                    problems.add(ResolutionContext.current.wrap(error, from: entry, stage: .factory), building: entry)
+                    validation.problems.add(ResolutionContext.current.wrap(error, from: entry, stage: .factory), building: entry)
                 }
-                Self.checkLazyDependencies(recorder, &problems)
+                validation.checkLazyDependencies()
             }
             for root in roots {
-                let index = recorder.addRoot()
+                let index = validation.recorder.addRoot()
                 let built = Self.inTopLevelOrigin(.init(source: .root(index), kind: .factory), root)
-                recorder.nameRoot(index, Describe.type(type(of: built)))
-                Self.checkLazyDependencies(recorder, &problems)
+                validation.recorder.nameRoot(index, Describe.type(type(of: built)))
+                validation.checkLazyDependencies()
             }
         }
-        let seen = recorder.snapshot
-        problems.addWrapperFailures(in: seen)
-        problems.addCyclesByEntryPoint(in: seen)
-        problems.addCaptiveDependencies(in: seen)
-        problems.addWeakValueTypes(in: seen)
-        problems.addSlowFactories(in: seen)
-        return ValidationReport(
-            problems: problems.sorted,
-            checkedCount: checkedCount,
-            buildTimes: Self.buildTimes(in: seen),
-            graph: DependencyGraph(seen)
-        )
+        return validation.report()
+    }
+
+    /// Builds every registration of this container and its ancestors, async factories included, and throws when any
+    /// of them is broken: ``validate()`` for an app with async registrations.
+    ///
+    /// ```swift
+    /// @Test func wiringIsValid() async throws {
+    ///     try await AppComposition.makeContainer().validateAsync()
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``ValidationError`` when the report (see ``validationReportAsync()``) has at least one error.
+    public func validateAsync() async throws {
+        let report = await validationReportAsync()
+        guard report.isValid else { throw ValidationError(report: report) }
+    }
+
+    /// Reports like ``validationReport()``, building async factories too, in the same throwaway scope, with the same
+    /// report, graph and captive rules.
+    ///
+    /// Async registrations are built first, so that a synchronous factory that reads one finds it built, as it would
+    /// after ``warmUp()``. A synchronous request for an async registration that is still not built after that (one
+    /// whose scope does not cache) is an error: no start-up can make it work. A `mainActorFactory` registration is
+    /// built on the main actor.
+    ///
+    /// - Returns: The problems, how many registrations were built, their build times, and the dependency graph.
+    public func validationReportAsync() async -> ValidationReport {
+        var validation = Validation(of: self, buildsAsync: true)
+        let ordered = validation.registrations.filter { $0.1.isAsync } + validation.registrations.filter { !$0.1.isAsync }
+        await validation.overlay.activated {
+            for (container, entry) in ordered {
+                guard validation.shouldBuild(entry) else { continue }
+                let resolution = AsyncResolution(overlay: validation.overlay, top: self)
+                do {
+                    try await entry.buildAsync(in: resolution, owner: container, through: self, argument: entry.validationSample)
+                } catch {
+                    validation.problems.add(ResolutionContext.current.wrap(error, from: entry, stage: .factory), building: entry)
+                }
+                resolution.finish()
+                validation.checkLazyDependencies()
+            }
+        }
+        return validation.report()
+    }
+
+    /// One validation run: its throwaway overlay and recorder, the registrations to build, and the problems found.
+    private struct Validation {
+        let recorder = ValidationRecorder()
+        let overlay: Overlay
+        let registrations: [(DIContainer, EntryBase)]
+        var problems: ProblemCollector
+        var checkedCount = 0
+        private let onMainActor = MainActorFactory.isOnMainActor
+
+        init(of container: DIContainer, buildsAsync: Bool) {
+            overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)
+            registrations = container.registrationsToValidate()
+            problems = ProblemCollector()
+            problems.buildsAsync = buildsAsync
+        }
+
+        /// Whether to build `entry`; when not, the problem that says why is added. Counts what is built.
+        mutating func shouldBuild(_ entry: EntryBase) -> Bool {
+            if entry.isEager, let problem = DIContainer.eagerProblem(entry) {
+                problems.add(problem, building: entry)
+            }
+            if let skipped = ProblemCollector.notBuilt(entry, onMainActor: onMainActor, buildsAsync: problems.buildsAsync) {
+                problems.add(skipped)
+                return false
+            }
+            checkedCount += 1
+            return true
+        }
+
+        mutating func checkLazyDependencies() {
+            DIContainer.checkLazyDependencies(recorder, &problems)
+        }
+
+        /// The report: what the builds found, then what the recorded edges show.
+        mutating func report() -> ValidationReport {
+            let seen = recorder.snapshot
+            problems.addWrapperFailures(in: seen)
+            problems.addCyclesByEntryPoint(in: seen)
+            problems.addCaptiveDependencies(in: seen)
+            problems.addWeakValueTypes(in: seen)
+            problems.addSlowFactories(in: seen)
+            return ValidationReport(
+                problems: problems.sorted,
+                checkedCount: checkedCount,
+                buildTimes: DIContainer.buildTimes(in: seen),
+                graph: DependencyGraph(seen)
+            )
+        }
     }
 
     /// Every current registration of this container and its ancestors, each with its container, in registration
     /// order per container (by file and line), this container first.
-    private func registrationsToValidate() -> [(DIContainer, EntryBase)] {
+    fileprivate func registrationsToValidate() -> [(DIContainer, EntryBase)] {
         var result: [(DIContainer, EntryBase)] = []
         for container in lineage {
             // Sort keys made once per entry; the label (a type's description, not cheap) only breaks ties, such as
@@ -134,7 +208,7 @@ extension DIContainer {
     private func build(_ entry: EntryBase, owner: DIContainer, under overlay: Overlay) throws {
         try ResolutionContext.withCurrent { context in
             Self.requireNoResolution(context)
-            context.beginTopLevel(.resolver(overlay), through: self)
+            context.beginTopLevel(.resolver(overlay, nil), through: self)
             defer { context.endTopLevel() }
             try entry.validate(in: context, owner: owner, through: self)
         }
@@ -152,7 +226,7 @@ extension DIContainer {
 
     /// Resolves the dependencies of the lazy wrappers made so far, each as its first read would, with its edge
     /// recorded from the object that holds the wrapper. Their builds may make more lazy wrappers; those are checked too.
-    private static func checkLazyDependencies(_ recorder: ValidationRecorder, _ problems: inout ProblemCollector) {
+    fileprivate static func checkLazyDependencies(_ recorder: ValidationRecorder, _ problems: inout ProblemCollector) {
         while case let checks = recorder.takeLazyChecks(), !checks.isEmpty {
             for check in checks {
                 let origin = check.source.map { ResolutionContext.Origin(source: $0, kind: .lazy) }
@@ -182,7 +256,7 @@ extension DIContainer {
         )
     }
 
-    private static func buildTimes(in seen: ValidationRecorder.State) -> [ValidationReport.BuildTime] {
+    fileprivate static func buildTimes(in seen: ValidationRecorder.State) -> [ValidationReport.BuildTime] {
         seen.entries.compactMap { entry in
             seen.buildNanoseconds[ObjectIdentifier(entry)].map {
                 ValidationReport.BuildTime(service: entry.label, location: entry.location, nanoseconds: $0)

@@ -18,10 +18,13 @@ public struct DIResolver: Sendable {
     /// container the resolve went through.
     public let container: DIContainer
     let overlay: Overlay?
+    /// For an async factory: the build it runs in, so that what it resolves, on any task, joins its resolution.
+    let frame: AsyncFrame?
 
-    init(container: DIContainer, overlay: Overlay?) {
+    init(container: DIContainer, overlay: Overlay?, frame: AsyncFrame? = nil) {
         self.container = container
         self.overlay = overlay
+        self.frame = frame
     }
 
     /// Resolves a service.
@@ -77,7 +80,7 @@ public struct DIResolver: Sendable {
         return try container.resolveIfRegistered(T.self, key: Key(T.self, name), name: name, argument: box, caller)
     }
 
-    private var caller: DIContainer.Caller { .resolver(overlay) }
+    var caller: DIContainer.Caller { .resolver(overlay, frame) }
 }
 
 extension DIResolver {

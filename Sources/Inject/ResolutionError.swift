@@ -32,6 +32,12 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         case notConforming
         /// The resolution went deeper than any real graph does: runaway recursion that is not a cycle.
         case tooDeep
+        /// An async registration was resolved synchronously before an async resolution built it (or, for a scope
+        /// that does not cache, at all): resolve it with `resolveAsync`, or mark it `.eager()` and call `warmUp()`.
+        case notBuiltYet
+        /// A registration's options contradict each other: `.eager()` on a scope that does not cache, or on a
+        /// registration that takes a runtime argument.
+        case invalidRegistration
     }
 
     /// What went wrong.

@@ -12,7 +12,9 @@ final class Box<T> {
 
 /// A runtime argument on its way to a factory, with the static type the caller passed. A class, so that "no
 /// argument" is a null pointer on the hot path.
-final class ArgumentBox {
+final class ArgumentBox: @unchecked Sendable {
+    // @unchecked: every property is a `let`; the value goes to the factory of the resolve that passed it, once, as
+    // a synchronous resolve hands it, whichever task of the async resolution runs that factory.
     let value: Any
     let type: Any.Type
     /// The sample this one replaced, kept alive for readers that may still hold it (validation samples only).
@@ -78,6 +80,8 @@ class EntryBase: @unchecked Sendable {
     enum FactoryKind {
         case plain
         case mainActor
+        /// An async factory: built only by an async resolution (`resolveAsync`, `warmUp()`).
+        case async
         case argument(expected: Any.Type, keying: ArgumentKeying?)
         /// Made by ``Registration/implements(_:name:)``: resolves `target` and converts it.
         case forward(target: Key, targetType: Any.Type, targetName: DIContainer.Name?)
@@ -115,7 +119,9 @@ class EntryBase: @unchecked Sendable {
         static let configuringTask = 8
         /// The ``ReleaseBox``, retained.
         static let release = 9
-        static let count = 10
+        /// Non-null once ``Registration/eager()`` was called (a mark, not a pointer).
+        static let eager = 10
+        static let count = 11
     }
 
     /// The entry this one replaced in the same container, if any: what other threads resolve while this one's
@@ -144,7 +150,7 @@ class EntryBase: @unchecked Sendable {
         self.owner = owner
         self.factoryKind = factoryKind
         switch factoryKind {
-        case .plain, .mainActor:
+        case .plain, .mainActor, .async:
             self.argumentRule = .none
             self.argumentKeying = nil
         case .argument(_, let keying):
@@ -240,11 +246,37 @@ class EntryBase: @unchecked Sendable {
         return false
     }
 
+    /// Whether the factory is async: a synchronous resolve only reads its instance once an async resolution built it.
+    var isAsync: Bool {
+        if case .async = factoryKind { return true }
+        return false
+    }
+
+    /// Whether ``Registration/eager()`` marked it for `warmUp()`.
+    var isEager: Bool { c_inject_load_acquire(cells + Cell.eager) != nil }
+
+    /// Marks it for `warmUp()`.
+    func markEager() {
+        c_inject_store_release(cells + Cell.eager, UnsafeMutableRawPointer(bitPattern: 1))
+    }
+
     /// Drops the instance the entry's own slot caches, if it made one. A published singleton stays published.
     func dropCachedInstance() {}
 
     /// Builds the entry for `validate()`, as a resolve through `container` would. Overridden by ``Entry``.
     func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {}
+
+    /// Builds the entry as a top-level async resolve through `container` would, with `argument`: for `warmUp()`
+    /// and `validateAsync()`. Overridden by ``Entry``.
+    func buildAsync(
+        in resolution: AsyncResolution,
+        owner: DIContainer,
+        through container: DIContainer,
+        argument: ArgumentBox?
+    ) async throws {}
+
+    /// Whether this registration has a shared instance built (for `warmUp()`, which builds only what is not).
+    func isBuilt(in container: DIContainer) -> Bool { false }
 }
 
 /// A registration of `T`, with its typed factory.
@@ -256,9 +288,14 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
     /// as it is. Argument registrations and forwards take their argument from ``ResolutionContext/takeArgument()``;
     /// `mainActorFactory` ones check the actor.
     let make: Make
+    /// The async factory of an async registration; `make` then only reports that it is not built.
+    let makeAsync: MakeAsync?
 
     @usableFromInline
     typealias Make = @Sendable (DIResolver) throws -> T
+
+    @usableFromInline
+    typealias MakeAsync = @Sendable (DIResolver) async throws -> T
 
     @usableFromInline
     init(
@@ -268,9 +305,11 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         line: UInt,
         owner: DIContainer,
         factoryKind: FactoryKind,
-        make: @escaping Make
+        make: @escaping Make,
+        makeAsync: MakeAsync? = nil
     ) {
         self.make = make
+        self.makeAsync = makeAsync
         super.init(
             key: Key(T.self, name),
             serviceType: T.self,
@@ -403,5 +442,26 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
 
     override func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {
         try context.validate(self, owner: owner, through: container)
+    }
+
+    override func buildAsync(
+        in resolution: AsyncResolution,
+        owner: DIContainer,
+        through container: DIContainer,
+        argument: ArgumentBox?
+    ) async throws {
+        _ = try await resolution.instance(of: self, owner: owner, through: container, argument, parent: nil)
+    }
+
+    override func isBuilt(in container: DIContainer) -> Bool {
+        let code = scopeCode
+        switch Scope.storage(ofCode: code) {
+        case .none, .graph:
+            return false
+        case .registration:
+            return publishedStorage != nil || (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.current != nil
+        case .resolvingContainer:
+            return container.existingScopedSlot(for: self)?.current != nil
+        }
     }
 }

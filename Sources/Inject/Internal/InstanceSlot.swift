@@ -5,6 +5,11 @@
 /// result. A build that throws stores nothing, so the next caller builds again. `reset()` drops the instance; a
 /// build that was under way when `reset()` ran hands its instance to its own caller but does not store it.
 ///
+/// `instanceAsync(builder:waiter:build:)` is the same gate for async resolutions: a task that finds a build under
+/// way registers its continuation, under the slot's lock, and suspends; the build's end resumes every waiter, also
+/// under that lock's protection, so no thread is blocked and no wake-up is lost. A waiting task that is cancelled
+/// stops waiting with `CancellationError`; the build goes on for the others.
+///
 /// The slot's lock is held only to read or change its state, never while `build` runs.
 final class InstanceSlot<T>: Gate, @unchecked Sendable {
     // @unchecked: `state` is only touched under its lock, `publishTo` only atomically; `T` is handed out as the
@@ -15,6 +20,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         var builder: ObjectIdentifier?
         var waiters = 0
         var generation = 0
+        /// Tasks waiting for the build under way, by waiter number.
+        var asyncWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        var nextWaiter = 0
 
         func current(_ holdsWeakly: Bool) -> T? {
             holdsWeakly ? object.map { $0 as! T } : value
@@ -143,8 +151,96 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         case build(generation: Int)
     }
 
+    /// The stored instance, or the one `build` makes, which is then stored: the async form of
+    /// ``instance(thread:build:)``. Waiting suspends the task; it never blocks its thread.
+    ///
+    /// - Parameters:
+    ///   - builder: The identity the build runs under: an async build's frame, or the thread that runs a synchronous
+    ///     factory inline.
+    ///   - waiter: Registers a wait for the wait-for cycle check, and ends it: see ``AsyncWaits``.
+    ///   - build: Makes the instance. Runs at most once at a time, with no lock held.
+    /// - Throws: What `build` throws, ``Failure/recursion``, `CancellationError` when the waiting task is cancelled,
+    ///   or ``Parking/Deadlock`` when the build waited for needs this task's own build.
+    func instanceAsync(
+        builder: ObjectIdentifier,
+        waiter: AsyncWaits.Waiter?,
+        build: () async throws -> T
+    ) async throws -> T {
+        while true {
+            let step: Step = state.withLock { state in
+                if let value = state.current(holdsWeakly) {
+                    return .ready(value)
+                }
+                if let current = state.builder {
+                    return current == builder ? .recursion : .wait
+                }
+                state.builder = builder
+                return .build(generation: state.generation)
+            }
+            switch step {
+            case .ready(let value):
+                return value
+            case .recursion:
+                throw Failure.recursion
+            case .wait:
+                try await waitForBuild(waiter)
+            case .build(let generation):
+                let value: T
+                do {
+                    value = try await build()
+                } catch {
+                    finish(nil, generation: generation)
+                    throw error
+                }
+                finish(value, generation: generation)
+                return value
+            }
+        }
+    }
+
+    /// Suspends until the build under way ends (or the task is cancelled). The decision to suspend and the
+    /// registration of the continuation happen under the same lock that ``finish(_:generation:)`` takes to take
+    /// the waiters, so a wake-up cannot be lost and a continuation is resumed exactly once.
+    private func waitForBuild(_ waiter: AsyncWaits.Waiter?) async throws {
+        if let waiter {
+            try AsyncWaits.shared.begin(waiter, waitingFor: self)
+        }
+        defer {
+            if let waiter {
+                AsyncWaits.shared.end(waiter, waitingFor: self)
+            }
+        }
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let now: Result<Void, any Error>? = state.withLock { state in
+                    if Task.isCancelled {
+                        return .failure(CancellationError())
+                    }
+                    if state.builder == nil || state.current(holdsWeakly) != nil {
+                        return .success(())
+                    }
+                    state.asyncWaiters.append((id, continuation))
+                    return nil
+                }
+                if let now {
+                    continuation.resume(with: now)
+                }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state in
+                state.asyncWaiters.firstIndex { $0.id == id }.map { state.asyncWaiters.remove(at: $0).continuation }
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+
     private func finish(_ value: T?, generation: Int) {
-        let (stored, wake): (Bool, Bool) = state.withLock { state in
+        let (stored, wake, waiting): (Bool, Bool, [CheckedContinuation<Void, any Error>]) = state.withLock { state in
+            defer { state.asyncWaiters.removeAll() }
             state.builder = nil
             var stored = false
             if let value, state.generation == generation {
@@ -158,13 +254,16 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 }
                 stored = true
             }
-            return (stored, state.waiters > 0)
+            return (stored, state.waiters > 0, state.asyncWaiters.map(\.continuation))
         }
         if stored, let value, let publishTo {
             publishTo.publishValueOnce(value)
         }
         if wake {
             Parking.shared.wakeAll()
+        }
+        for continuation in waiting {
+            continuation.resume()
         }
     }
 }

@@ -192,6 +192,35 @@ extension ResolutionContext {
         )
     }
 
+    func notBuiltYet(_ entry: EntryBase, code: Int) -> ResolutionError {
+        let asker = self.asker
+        let caches = Scope.storage(ofCode: code) == .registration || Scope.storage(ofCode: code) == .resolvingContainer
+        let type = Describe.type(entry.serviceType)
+        let fix =
+            caches
+            ? """
+            resolve it with try await resolveAsync(\(type).self) (or r.resolveAsync in a factory) before anything \
+            resolves it synchronously, or mark its registration .eager() and call try await warmUp() at start-up.
+            """
+            : """
+            resolve it with try await resolveAsync(\(type).self), or r.resolveAsync in an async factory: a \
+            \(Scope(code: code)) async registration is built anew on each resolve, so only an async resolve can \
+            build it.
+            """
+        return ResolutionError(
+            kind: .notBuiltYet,
+            service: entry.label,
+            path: path(then: entry.label),
+            registration: asker.location,
+            headline: """
+                \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
+                synchronous resolve cannot return it.
+                """,
+            details: asker.details,
+            fix: fix
+        )
+    }
+
     func argumentMissing(_ entry: EntryBase, expected: Any.Type) -> ResolutionError {
         let asker = self.asker
         let expectedName = Describe.type(expected)

@@ -131,11 +131,17 @@ extension ResolutionContext {
         if let recorder = overlay?.recorder {
             recorder.record(from: recordSource, to: entry, home: home, kind: recordKind)
         }
+        if let resolution = asyncResolution {
+            resolution.recordRequest(from: frames.last.map { ($0.entry, $0.container) }, to: entry, home: home)
+        }
         if let index = frameIndex(of: entry, in: home) {
             if let inProgress = frames[index].inProgress {
                 return unsafeDowncast(inProgress.takeUnretainedValue(), to: Box<T>.self).value
             }
             throw cycle(at: index, closedBy: entry)
+        }
+        if entry.isAsync {
+            return try builtAsyncInstance(of: entry, in: home, code, argument)
         }
         if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying {
             return try instance(of: entry, in: home, code, argument, keyedBy: keying)
@@ -155,6 +161,9 @@ extension ResolutionContext {
         case .none:
             return try build(entry, in: home, code, argument)
         case .graph:
+            if let resolution = asyncResolution {
+                return try fill(resolution.graphSlot(for: entry, home: home, code), entry, in: home, code, argument)
+            }
             let key = GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
             if let box = graph[key] {
                 return unsafeDowncast(box, to: Box<T>.self).value
@@ -195,6 +204,8 @@ extension ResolutionContext {
         let key = keying.key(argument)
         let cache: ArgumentCache<T>
         switch Scope.storage(ofCode: code) {
+        case .graph where overlay?.recorder == nil && asyncResolution != nil:
+            cache = asyncResolution.unsafelyUnwrapped.graphArgumentCache(for: entry, home: home, code)
         case .graph where overlay?.recorder == nil:
             let graphKey = GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
             let values = graph[graphKey].map { unsafeDowncast($0, to: ArgumentGraph<T>.self) } ?? ArgumentGraph<T>()
@@ -211,6 +222,38 @@ extension ResolutionContext {
             cache = overlay?.argumentCache(for: entry, home: home, code) ?? home.scopedArgumentCache(for: entry)
         }
         return try fill(cache.slot(for: key), entry, in: home, code, argument)
+    }
+
+    /// The instance of an async registration, for a synchronous resolve: the one an async resolution built, or a
+    /// ``ResolutionError`` that names it and says how to build it. A synchronous resolve never waits for an async
+    /// build, and never blocks a thread on one.
+    @inline(never)
+    private func builtAsyncInstance<T>(
+        of entry: Entry<T>,
+        in home: DIContainer,
+        _ code: Int,
+        _ argument: ArgumentBox?
+    ) throws -> T {
+        let slot: InstanceSlot<T>?
+        switch Scope.storage(ofCode: code) {
+        case .none, .graph:
+            if let resolution = asyncResolution, Scope.storage(ofCode: code) == .graph {
+                slot = resolution.graphSlot(for: entry, home: home, code)
+            } else {
+                slot = nil
+            }
+        case .registration:
+            if let storage = entry.publishedStorage, overlay == nil {
+                return storage.assumingMemoryBound(to: T.self).pointee
+            }
+            slot = overlay?.slot(for: entry, home: home, code) ?? entry.slot(code)
+        case .resolvingContainer:
+            slot = overlay?.slot(for: entry, home: home, code) ?? home.scopedSlot(for: entry)
+        }
+        if let value = slot?.current {
+            return value
+        }
+        throw notBuiltYet(entry, code: code)
     }
 
     /// Where `entry`, built in `home`, is on the stack, innermost first.
@@ -250,7 +293,7 @@ extension ResolutionContext {
         guard frames.count < Self.maximumDepth else {
             throw tooDeep(entry)
         }
-        if overlay?.recorder != nil || BuildObservation.isActive {
+        if overlay?.recorder != nil || BuildObservation.isActive || asyncResolution != nil {
             return try buildTimed(entry, in: home, code, argument)
         }
         push(entry, home)
@@ -259,7 +302,8 @@ extension ResolutionContext {
     }
 
     /// ``build(_:in:_:_:)`` when someone wants its time: under `validate()`, which records the factory's own time
-    /// (without the registrations it asked for), or with ``DIContainer/onBuild(_:)`` observers, which get an event.
+    /// (without the registrations it asked for), with ``DIContainer/onBuild(_:)`` observers, which get an event, or
+    /// in an async resolution, which records it (for `warmUp()`'s report and its observers).
     @inline(never)
     private func buildTimed<T>(
         _ entry: Entry<T>,
@@ -287,7 +331,11 @@ extension ResolutionContext {
                     seconds: Double(own) / 1_000_000_000,
                     path: path
                 )
-                pendingEvents.append((event, home))
+                if let resolution = asyncResolution {
+                    resolution.recordBuild(event, entry: entry, home: home, start: start, end: start &+ elapsed)
+                } else {
+                    pendingEvents.append((event, home))
+                }
             }
         }
         let value = try runFactory(entry, in: home, code, argument)

@@ -48,6 +48,7 @@ final class ResolutionContext {
     private let originStorage: UnsafeMutablePointer<Origin?>
     private let eventsStorage: UnsafeMutablePointer<[(event: BuildEvent, home: DIContainer)]>
     private let topStorage: UnsafeMutablePointer<DIContainer?>
+    private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -133,6 +134,8 @@ final class ResolutionContext {
         eventsStorage.initialize(to: [])
         topStorage = .allocate(capacity: 1)
         topStorage.initialize(to: nil)
+        asyncStorage = .allocate(capacity: 1)
+        asyncStorage.initialize(to: nil)
     }
 
     deinit {
@@ -153,6 +156,8 @@ final class ResolutionContext {
         eventsStorage.deallocate()
         topStorage.deinitialize(count: 1)
         topStorage.deallocate()
+        asyncStorage.deinitialize(count: 1)
+        asyncStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
@@ -189,6 +194,13 @@ final class ResolutionContext {
         return topLevelOrigin?.kind ?? .factory
     }
 
+    /// The async resolution this context is seeded from (see `ResolutionContext+Seeding.swift`), or `nil`: then
+    /// graph-scope instances and build records go to it.
+    var asyncResolution: AsyncResolution? {
+        unsafeAddress { UnsafePointer(asyncStorage) }
+        unsafeMutableAddress { asyncStorage }
+    }
+
     /// Instances built by the current top-level resolve, for ``DIContainer/onBuild(_:)`` observers; delivered when
     /// it ends.
     var pendingEvents: [(event: BuildEvent, home: DIContainer)] {
@@ -202,7 +214,7 @@ final class ResolutionContext {
         switch caller {
         case .outside:
             overlay = Overlay.active()
-        case .resolver(let resolverOverlay):
+        case .resolver(let resolverOverlay, _):
             overlay = resolverOverlay
         }
         if BuildObservation.isActive {

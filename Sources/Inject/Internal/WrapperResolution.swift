@@ -15,7 +15,7 @@ enum WrapperResolution {
         {
             return home
         }
-        return .shared
+        return AsyncFrame.currentIfAny?.container ?? .shared
     }
 
     /// The validation recorder when `validate()` is building on this task, else `nil`: one thread-local read, and
@@ -27,13 +27,22 @@ enum WrapperResolution {
                 return context.overlay?.recorder
             }
         }
+        if let frame = AsyncFrame.currentIfAny {
+            return frame.resolution.overlay?.recorder
+        }
         return Overlay.active()?.recorder
     }
 
-    /// How long the resolution path is on this thread now: where a wrapper's own request would start.
+    /// How long the resolution path is on this thread (or this task's async build) now: where a wrapper's own
+    /// request would start.
     static var depth: Int {
-        guard let raw = c_inject_get_thread_context() else { return 0 }
-        return Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue().frames.count
+        if let raw = c_inject_get_thread_context() {
+            let frames = Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue().frames.count
+            if frames > 0 {
+                return frames
+            }
+        }
+        return AsyncFrame.currentIfAny?.depth ?? 0
     }
 
     /// A wrapper's resolve failed. Under `validate()` the failure, naming the property, is recorded and kept, so

@@ -3,6 +3,9 @@
 /// A missing service asked for by one factory is found again from every registration that needs that factory; a
 /// cycle is found from each of its members. Each is reported once, with the shortest path it was found by.
 struct ProblemCollector {
+    /// Whether async factories were built (`validateAsync()`): then a synchronous request for an async registration
+    /// that is still not built is an error, not a warning that says to use `validateAsync()`.
+    var buildsAsync = false
     private var problems: [ValidationProblem] = []
     private var pathLengths: [Int] = []
     private var indexByKey: [String: Int] = [:]
@@ -50,7 +53,9 @@ struct ProblemCollector {
         case .cycle: (severity, kind) = (.error, .cycle)
         case .factoryThrew: (severity, kind) = (.error, .factoryThrew)
         case .notOnMainActor: (severity, kind) = (.warning, .notBuilt)
-        case .argumentMismatch, .notAClass, .notConforming, .tooDeep: (severity, kind) = (.error, .invalidRegistration)
+        case .notBuiltYet: (severity, kind) = buildsAsync ? (.error, .missingRegistration) : (.warning, .notBuilt)
+        case .argumentMismatch, .notAClass, .notConforming, .tooDeep, .invalidRegistration:
+            (severity, kind) = (.error, .invalidRegistration)
         }
         let location = error.registration ?? fallback
         let problem = ValidationProblem(
@@ -79,7 +84,22 @@ struct ProblemCollector {
     }
 
     /// A warning for a registration validation cannot build, or `nil` when it can.
-    static func notBuilt(_ entry: EntryBase, onMainActor: Bool) -> ValidationProblem? {
+    ///
+    /// - Parameters:
+    ///   - onMainActor: Whether validation runs on the main actor (a synchronous one cannot build a
+    ///     `mainActorFactory` registration off it).
+    ///   - buildsAsync: Whether validation builds async factories (`validateAsync()`).
+    static func notBuilt(_ entry: EntryBase, onMainActor: Bool, buildsAsync: Bool) -> ValidationProblem? {
+        if entry.isAsync, !buildsAsync {
+            return ValidationProblem(
+                severity: .warning,
+                kind: .notBuilt,
+                service: entry.label,
+                location: entry.location,
+                message: "\(entry.label) has an async factory, which validate() does not run, so it was not built.",
+                details: ["fix: call try await validateAsync() instead (in a test, or at start-up) to build it too."]
+            )
+        }
         if entry.takesArgument, entry.validationSample == nil {
             let argument = Describe.type(entry.expectedArgument ?? Any.self)
             return ValidationProblem(
@@ -91,7 +111,7 @@ struct ProblemCollector {
                 details: ["fix: give validate() a sample with .validationArgument(...) on the registration."]
             )
         }
-        if entry.isMainActor, !onMainActor {
+        if entry.isMainActor, !onMainActor, !buildsAsync {
             return ValidationProblem(
                 severity: .warning,
                 kind: .notBuilt,

@@ -1,0 +1,134 @@
+extension DIContainer {
+    /// Builds every ``Registration/eager()`` registration of this container and its parents that is not built yet,
+    /// in parallel, and reports what start-up cost.
+    ///
+    /// ```swift
+    /// @main struct NotesApp: App {
+    ///     init() {
+    ///         Task { print(try await DIContainer.shared.warmUp()) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Services that do not depend on each other build at the same time: synchronous factories on the concurrency
+    /// pool's threads, async ones interleaved while they await. Each is still built exactly once: a build that
+    /// needs another waits for it through its gate (suspending, not blocking a thread) instead of building it again.
+    /// Every eager registration is built even when some fail.
+    ///
+    /// A `.scoped` eager registration is built for this container. An eager registration whose scope does not
+    /// cache (`.transient`, `.graph`) has nothing to keep, and one that takes a runtime argument cannot be built
+    /// without one: each is reported as a failure, and `validate()` reports it as an error.
+    ///
+    /// - Returns: The report: each build's own time (the time it waited for its dependencies excluded), the wall
+    ///   time against a one-by-one start-up, and the critical path. Print it at launch in debug builds.
+    /// - Throws: ``StartupError`` with the same report when at least one build failed.
+    @discardableResult
+    public func warmUp() async throws -> StartupReport {
+        let recorder = StartupRecorder(started: monotonicNanoseconds())
+        let overlay = Overlay.active()
+        var failures: [ResolutionError] = []
+        var eager: [(entry: EntryBase, owner: DIContainer)] = []
+        for container in lineage {
+            for entry in container.visibleEntries where entry.isEager && !entry.isForward {
+                if let problem = Self.eagerProblem(entry) {
+                    failures.append(problem)
+                } else if overlay != nil || !entry.isBuilt(in: self) {
+                    eager.append((entry, container))
+                }
+            }
+        }
+        failures += await withTaskGroup(of: ResolutionError?.self) { group in
+            for (entry, owner) in eager {
+                let build = EagerBuild(entry: entry, owner: owner)
+                group.addTask {
+                    let resolution = AsyncResolution(overlay: overlay, top: self, startup: recorder)
+                    defer { resolution.finish() }
+                    do {
+                        try await build.entry.buildAsync(in: resolution, owner: build.owner, through: self, argument: nil)
+                        return nil
+                    } catch {
+                        return Self.failure(error, building: build.entry)
+                    }
+                }
+            }
+            var failures: [ResolutionError] = []
+            for await failure in group {
+                if let failure {
+                    failures.append(failure)
+                }
+            }
+            return failures
+        }
+        let report = recorder.report(failures: failures)
+        guard failures.isEmpty else { throw StartupError(report: report) }
+        return report
+    }
+
+    /// Why `entry` cannot be an eager registration, or `nil` when it can: the scope is judged now, when the
+    /// registration is used, since options chain in any order.
+    static func eagerProblem(_ entry: EntryBase) -> ResolutionError? {
+        let scope = entry.scope
+        let reason: String
+        let fix: String
+        if scope == .transient || scope == .graph {
+            reason = "its scope, \(scope), does not cache: warmUp() would build an instance nobody gets"
+            fix = "give it a caching scope (.singleton, .cached, .scoped or a custom one), or remove .eager()."
+        } else if entry.takesArgument {
+            reason = "it takes a runtime argument, which warmUp() does not have"
+            fix = "remove .eager(), and resolve it with its argument when it is needed."
+        } else {
+            return nil
+        }
+        return ResolutionError(
+            kind: .invalidRegistration,
+            service: entry.label,
+            path: [entry.label],
+            registration: entry.location,
+            headline: "\(entry.label), registered at \(entry.location), is marked .eager(), but \(reason).",
+            fix: fix
+        )
+    }
+
+    /// `error` from building `entry` as a ``ResolutionError``.
+    private static func failure(_ error: any Error, building entry: EntryBase) -> ResolutionError {
+        if let error = error as? ResolutionError {
+            return error
+        }
+        return ResolutionError(
+            kind: .factoryThrew,
+            service: entry.label,
+            path: [entry.label],
+            registration: entry.location,
+            underlying: error,
+            headline: "building \(entry.label), registered at \(entry.location), failed: \(error)",
+            fix: "the error above ended the build: fix its cause."
+        )
+    }
+}
+
+/// An eager registration for one child task of `warmUp()`.
+private struct EagerBuild: @unchecked Sendable {
+    // @unchecked: entries and containers are thread-safe (see `EntryBase`, `DIContainer`); the struct is only read.
+    let entry: EntryBase
+    let owner: DIContainer
+}
+
+extension Registration {
+    /// Marks the registration for ``DIContainer/warmUp()``, which builds it at start-up, in parallel with the other
+    /// eager ones.
+    ///
+    /// ```swift
+    /// container.register(Database.self) { r in try await Database.open(config: r.resolve()) }
+    ///     .scope(.singleton)
+    ///     .eager()
+    /// ```
+    ///
+    /// For a caching scope (`.singleton`, `.cached`, `.scoped`, custom); options chain in any order, so the scope is
+    /// judged when `warmUp()` or `validate()` uses the registration: a scope that does not cache is a failure there.
+    @discardableResult
+    public func eager() -> Self {
+        container.checkNotSealed(for: "Registration.eager() on \(entry.label)", at: entry.location)
+        entry.markEager()
+        return self
+    }
+}

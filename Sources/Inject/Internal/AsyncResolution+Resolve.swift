@@ -1,0 +1,259 @@
+/// The async edge of the resolution path: what `resolveAsync`, `warmUp()` and `validateAsync()` run.
+///
+/// The same steps as the synchronous path, in the same order, over the same entries, slots and caches: find the
+/// registration (overrides first, then the container and its parents), read its scope once, check the chain of
+/// builds for the same registration (an instance still in `resolveProperties` is handed back, anything else is a
+/// cycle), then ask the scope for a cached instance or build one. What differs is waiting and building: a task that
+/// finds a build under way suspends (``InstanceSlot/instanceAsync(builder:waiter:build:)``); an async factory is
+/// awaited with its frame in the resolver and in a task-local; a synchronous factory runs inline on a thread context
+/// seeded from the frames, so that everything it resolves joins this resolution. Errors are built by the
+/// synchronous engine, on a seeded context, so they read the same.
+extension AsyncResolution {
+    /// Resolves the service under `key` through `container`, asked for by `parent` (or a top-level request).
+    func resolve<T>(
+        _ type: T.Type,
+        key: Key,
+        name: DIContainer.Name?,
+        through container: DIContainer,
+        argument: ArgumentBox?,
+        parent: AsyncFrame?
+    ) async throws -> T {
+        guard let (entry, owner) = find(key, through: container) else {
+            // Unregistered: the synchronous engine gives the same answer (the wrapped type of an optional, or the
+            // error, recorded for validation), on a thread seeded with this resolution's path.
+            return try ResolutionContext.seeded(from: parent, in: self) { context in
+                try context.resolve(T.self, key: key, name: name, through: container, argument: argument, found: nil)
+            }
+        }
+        return try await instance(
+            of: unsafeDowncast(entry, to: Entry<T>.self),
+            owner: owner,
+            through: container,
+            argument,
+            parent: parent
+        )
+    }
+
+    /// The registration under `key` that a resolve through `container` sees, with the container that owns it.
+    private func find(_ key: Key, through container: DIContainer) -> (EntryBase, DIContainer)? {
+        if let overlay, let found = overlay.find(key, through: container) {
+            return found
+        }
+        guard let found = container.lookupVisible(key, from: ResolutionContext.currentPointer) else { return nil }
+        return (found.entry.takeUnretainedValue(), found.owner.takeUnretainedValue())
+    }
+
+    /// An instance of `entry`, found in `owner`'s table by a resolve through `container`. When builds are timed,
+    /// the time it takes, whether this task builds it or waits for another to, counts as `parent`'s nested time,
+    /// not as its own.
+    func instance<T>(
+        of entry: Entry<T>,
+        owner: DIContainer,
+        through container: DIContainer,
+        _ argument: ArgumentBox?,
+        parent: AsyncFrame?
+    ) async throws -> T {
+        guard let parent, timesBuilds else {
+            return try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+        }
+        let start = monotonicNanoseconds()
+        defer { parent.addNested(monotonicNanoseconds() &- start) }
+        return try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+    }
+
+    private func untimedInstance<T>(
+        of entry: Entry<T>,
+        owner: DIContainer,
+        through container: DIContainer,
+        _ argument: ArgumentBox?,
+        parent: AsyncFrame?
+    ) async throws -> T {
+        let code = entry.scopeCode
+        let home = Scope.resolvesFromOwner(code) ? owner : container
+        if let problem = argumentProblem(entry, argument) {
+            throw ResolutionContext.seeded(from: parent, in: self) { problem($0) }
+        }
+        overlay?.recorder?.record(
+            from: parent?.recordSource,
+            to: entry,
+            home: home,
+            kind: parent?.recordKind ?? .factory
+        )
+        recordRequest(from: parent.map { ($0.entry, $0.container) }, to: entry, home: home)
+        if let (frame, index) = parent?.find(entry, in: home) {
+            if let inProgress = frame.instanceInProgress {
+                return unsafeDowncast(inProgress, to: Box<T>.self).value
+            }
+            throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: index, closedBy: entry) }
+        }
+        let validating = overlay?.recorder != nil
+        if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying,
+            ObjectIdentifier(argument.type) == keying.type
+        {
+            let key = keying.key(argument)
+            let cache: ArgumentCache<T>
+            switch Scope.storage(ofCode: code) {
+            case .graph where !validating:
+                cache = graphArgumentCache(for: entry, home: home, code)
+            case .none, .graph, .registration:
+                cache = overlay?.argumentCache(for: entry, home: home, code) ?? entry.argumentCache(code)
+            case .resolvingContainer:
+                cache = overlay?.argumentCache(for: entry, home: home, code) ?? home.scopedArgumentCache(for: entry)
+            }
+            return try await fill(cache.slot(for: key), entry, in: home, code, argument, parent: parent)
+        }
+        switch Scope.storage(ofCode: code) {
+        case .none where validating, .graph where validating:
+            // As the synchronous validation does: one build per registration and container for the whole run.
+            let slot = overlay.unsafelyUnwrapped.slot(for: entry, home: home, code)
+            return try await fill(slot, entry, in: home, code, argument, parent: parent)
+        case .none:
+            let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
+            return try await build(entry, frame: frame, code, argument)
+        case .graph:
+            return try await fill(graphSlot(for: entry, home: home, code), entry, in: home, code, argument, parent: parent)
+        case .registration:
+            if let overlay {
+                return try await fill(overlay.slot(for: entry, home: home, code), entry, in: home, code, argument, parent: parent)
+            }
+            if let storage = entry.publishedStorage {
+                return storage.assumingMemoryBound(to: T.self).pointee
+            }
+            return try await fill(entry.slot(code), entry, in: home, code, argument, parent: parent)
+        case .resolvingContainer:
+            let slot = overlay?.slot(for: entry, home: home, code) ?? home.scopedSlot(for: entry)
+            return try await fill(slot, entry, in: home, code, argument, parent: parent)
+        }
+    }
+
+    /// The instance in `slot`, or the one a new build makes there; a task that finds a build under way suspends.
+    private func fill<T>(
+        _ slot: InstanceSlot<T>,
+        _ entry: Entry<T>,
+        in home: DIContainer,
+        _ code: Int,
+        _ argument: ArgumentBox?,
+        parent: AsyncFrame?
+    ) async throws -> T {
+        let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
+        do {
+            return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
+                try await build(entry, frame: frame, code, argument)
+            }
+        } catch let deadlock as Parking.Deadlock {
+            throw ResolutionContext.seeded(from: parent, in: self) {
+                $0.crossThreadCycle(deadlock.chain, waitingFor: entry)
+            }
+        } catch InstanceSlot<T>.Failure.recursion {
+            throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
+        }
+    }
+
+    /// Builds a new instance of `entry` as `frame`: an async factory awaited, with `frame` in its resolver and in
+    /// the task-local; a synchronous one run inline on a thread seeded from the frames above (on the main actor for
+    /// a `mainActorFactory` registration). Then `resolveProperties`.
+    private func build<T>(_ entry: Entry<T>, frame: AsyncFrame, _ code: Int, _ argument: ArgumentBox?) async throws -> T {
+        guard frame.depth <= ResolutionContext.maximumDepth else {
+            throw ResolutionContext.seeded(from: frame.parent, in: self) { $0.tooDeep(entry) }
+        }
+        guard let makeAsync = entry.makeAsync else {
+            return try await buildInline(entry, frame: frame, code, argument)
+        }
+        let timed = timesBuilds
+        let start = timed ? monotonicNanoseconds() : 0
+        let value: T
+        AsyncFrame.inFlight.add(1)
+        do {
+            defer { AsyncFrame.inFlight.add(-1) }
+            let resolver = DIResolver(container: frame.container, overlay: overlay, frame: frame)
+            value = try await AsyncFrame.$current.withValue(frame) { try await makeAsync(resolver) }
+        } catch {
+            throw ResolutionContext.seeded(from: frame, in: self) { $0.wrap(error, from: entry, stage: .factory) }
+        }
+        if entry.hasProperties, let properties = entry.properties {
+            frame.setInProgress(entry.box(value))
+            do {
+                try properties(DIResolver(container: frame.container, overlay: overlay, frame: frame), value)
+            } catch {
+                throw ResolutionContext.seeded(from: frame, in: self) { $0.wrap(error, from: entry, stage: .properties) }
+            }
+        }
+        if timed {
+            recordAsyncBuild(entry, frame: frame, code, start: start)
+        }
+        return value
+    }
+
+    /// A synchronous factory, run inline as the synchronous engine runs it: the frames above `frame` on a seeded
+    /// thread context, and `frame`'s own build pushed by the engine. A `mainActorFactory` registration hops to the
+    /// main actor first.
+    private func buildInline<T>(
+        _ entry: Entry<T>,
+        frame: AsyncFrame,
+        _ code: Int,
+        _ argument: ArgumentBox?
+    ) async throws -> T {
+        let inline = InlineBuild(entry: entry, frame: frame, code: code, argument: argument)
+        if entry.isMainActor, !MainActorFactory.isOnMainActor {
+            return try await MainActor.run { try inline.run() }.value
+        }
+        return try inline.run().value
+    }
+
+    /// Records an async build's own time: its factory's, without the builds it asked for and its waits for them.
+    private func recordAsyncBuild<T>(_ entry: Entry<T>, frame: AsyncFrame, _ code: Int, start: UInt64) {
+        let end = monotonicNanoseconds()
+        let elapsed = end &- start
+        let nested = frame.nestedNanoseconds
+        let own = nested < elapsed ? elapsed - nested : 0
+        if let recorder = overlay?.recorder {
+            recorder.recordBuild(of: entry, home: frame.container, nanoseconds: own)
+            return
+        }
+        let event = BuildEvent(
+            service: entry.label,
+            scope: Scope(code: code),
+            seconds: Double(own) / 1_000_000_000,
+            path: frame.chain.map(\.entry.label)
+        )
+        recordBuild(event, entry: entry, home: frame.container, start: start, end: end)
+    }
+
+    /// The error for an argument that does not fit `entry`, to build on a seeded context, or `nil`.
+    private func argumentProblem(
+        _ entry: EntryBase,
+        _ argument: ArgumentBox?
+    ) -> ((ResolutionContext) -> ResolutionError)? {
+        switch entry.argumentRule {
+        case .none:
+            guard let argument else { return nil }
+            return { $0.argumentUnexpected(entry, given: argument.type) }
+        case .required:
+            guard argument == nil, let expected = entry.expectedArgument else { return nil }
+            return { $0.argumentMissing(entry, expected: expected) }
+        case .passThrough:
+            return nil
+        }
+    }
+}
+
+/// A synchronous factory to run inline in an async resolution, carried onto the main actor when it must run there.
+private struct InlineBuild<T>: @unchecked Sendable {
+    // @unchecked: built and run by one task, on one thread at a time; the instance it returns is handed to that task.
+    let entry: Entry<T>
+    let frame: AsyncFrame
+    let code: Int
+    let argument: ArgumentBox?
+
+    /// The instance, wrapped so that it can leave `MainActor.run`.
+    struct Built: @unchecked Sendable {
+        // @unchecked: handed from the build to the task that asked for it, nothing else.
+        let value: T
+    }
+
+    func run() throws -> Built {
+        try ResolutionContext.seeded(from: frame.parent, in: frame.resolution) { context in
+            Built(value: try context.build(entry, in: frame.container, code, argument))
+        }
+    }
+}

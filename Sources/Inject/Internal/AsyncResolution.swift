@@ -1,0 +1,197 @@
+import Dispatch
+
+/// One async resolution: everything one top-level `resolveAsync` (or one eager build of `warmUp()`) builds, on
+/// whatever tasks and threads it runs.
+///
+/// A thread's ``ResolutionContext`` cannot carry a resolution across `await`: after a suspension the task may resume
+/// on another thread, and another task may run on this one. So an async resolution keeps its state here and in its
+/// ``AsyncFrame``s, which travel with the task: in the ``DIResolver`` an async factory gets, and in a task-local
+/// for wrappers initialised inside one. Its synchronous segments (a synchronous factory, a `resolve` call inside an
+/// async factory) run on a thread context seeded from the frames (see `ResolutionContext+Seeding.swift`), so the
+/// synchronous engine, its cycle detection and its errors serve both.
+///
+/// An async factory may start child tasks that resolve through the same resolver at once, so everything here is
+/// safe to share: the graph-scope instances are gates (built once per resolution, whoever asks), and the frames are
+/// immutable links, so that concurrent branches never see each other's frames.
+final class AsyncResolution: @unchecked Sendable {
+    // @unchecked: `graph` and `events` are only touched under their locks; the rest is `let`.
+    /// The test overrides or validation overlay the resolution runs under.
+    let overlay: Overlay?
+    /// The container the top-level request went through, for ``DIContainer/onBuild(_:)`` observers.
+    let top: DIContainer
+    /// What `warmUp()` learns, when this resolution is one of its eager builds.
+    let startup: StartupRecorder?
+
+    private let graph = Locked<[ResolutionContext.GraphKey: AnyObject]>([:])
+    private let events = Locked<[(event: BuildEvent, home: DIContainer)]>([])
+
+    init(overlay: Overlay?, top: DIContainer, startup: StartupRecorder? = nil) {
+        self.overlay = overlay
+        self.top = top
+        self.startup = startup
+    }
+
+    /// The gate of `entry`'s graph-scope instance in `home` for this resolution.
+    func graphSlot<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> InstanceSlot<T> {
+        let key = ResolutionContext.GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
+        return graph.withLock { graph in
+            if let slot = graph[key] {
+                return unsafeDowncast(slot, to: InstanceSlot<T>.self)
+            }
+            let slot = entry.makeSlot(code)
+            graph[key] = slot
+            return slot
+        }
+    }
+
+    /// The per-argument-value graph-scope instances of `entry` in `home` for this resolution.
+    func graphArgumentCache<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> ArgumentCache<T> {
+        let key = ResolutionContext.GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
+        return graph.withLock { graph in
+            if let cache = graph[key] {
+                return unsafeDowncast(cache, to: ArgumentCache<T>.self)
+            }
+            let cache = ArgumentCache { entry.makeSlot(code) }
+            graph[key] = cache
+            return cache
+        }
+    }
+
+    /// A build finished: an event for the observers, and a record for `warmUp()`'s report.
+    func recordBuild(_ event: BuildEvent, entry: EntryBase, home: DIContainer, start: UInt64, end: UInt64) {
+        if BuildObservation.isActive {
+            events.withLock { $0.append((event, home)) }
+        }
+        startup?.recordBuild(event, entry: entry, home: home, start: start, end: end)
+    }
+
+    /// `frame` (or the top-level request, when `nil`) asked for `entry`, built in `home`.
+    func recordRequest(from frame: (entry: EntryBase, home: DIContainer)?, to entry: EntryBase, home: DIContainer) {
+        startup?.recordEdge(from: frame, to: entry, home: home)
+    }
+
+    /// Whether builds must be timed: for validation, observers or `warmUp()`.
+    var timesBuilds: Bool {
+        overlay?.recorder != nil || startup != nil || BuildObservation.isActive
+    }
+
+    /// Ends the resolution: its graph-scope instances go, and its build events reach their observers.
+    func finish() {
+        let dropped = graph.withLock { graph in
+            defer { graph.removeAll() }
+            return graph
+        }
+        _ = dropped  // released outside the lock: a deinit is user code
+        let finished = events.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+        if !finished.isEmpty {
+            DIContainer.deliver(finished, resolvedThrough: top)
+        }
+    }
+}
+
+/// One build in an async resolution: the registration, the container it resolves its dependencies from, and the
+/// frame that asked for it. Immutable links from the innermost build to the top-level request, so that child tasks
+/// resolving through the same resolver share their ancestors and never see each other.
+final class AsyncFrame: @unchecked Sendable {
+    // @unchecked: `inProgress` and `nested` are only touched under their locks; the rest is `let`.
+    let entry: EntryBase
+    let container: DIContainer
+    let parent: AsyncFrame?
+    let resolution: AsyncResolution
+    let depth: Int
+    private let inProgress = Locked<AnyObject?>(nil)
+    private let nested = Locked<UInt64>(0)
+
+    init(entry: EntryBase, container: DIContainer, parent: AsyncFrame?, resolution: AsyncResolution) {
+        self.entry = entry
+        self.container = container
+        self.parent = parent
+        self.resolution = resolution
+        self.depth = (parent?.depth ?? 0) + 1
+    }
+
+    /// The build whose async factory is running on this task: set around each async factory, so that a wrapper
+    /// initialised inside it, or a `resolve` call there, joins its resolution.
+    @TaskLocal static var current: AsyncFrame?
+
+    /// How many async factories are running, process-wide: zero in an app at rest, so that a synchronous resolve
+    /// pays one atomic load, not a task-local read, to learn that it is not inside one.
+    static let inFlight = AtomicCounter()
+
+    /// ``current`` when an async factory may be running, else `nil` without reading the task-local.
+    @inline(__always)
+    static var currentIfAny: AsyncFrame? {
+        inFlight.value > 0 ? current : nil
+    }
+
+    /// The instance, boxed, once the factory has returned and while `resolveProperties` runs.
+    var instanceInProgress: AnyObject? {
+        inProgress.withLock { $0 }
+    }
+
+    func setInProgress(_ box: AnyObject) {
+        inProgress.withLock { $0 = box }
+    }
+
+    /// Time spent in the builds this one asked for, and in waiting for them.
+    var nestedNanoseconds: UInt64 {
+        nested.withLock { $0 }
+    }
+
+    func addNested(_ nanoseconds: UInt64) {
+        nested.withLock { $0 &+= nanoseconds }
+    }
+
+    /// This frame and its ancestors, outermost first.
+    var chain: [AsyncFrame] {
+        var frames: [AsyncFrame] = []
+        var current: AsyncFrame? = self
+        while let frame = current {
+            frames.append(frame)
+            current = frame.parent
+        }
+        return frames.reversed()
+    }
+
+    /// The frame building `entry` in `home`, this one or an ancestor, with its index in ``chain``.
+    func find(_ entry: EntryBase, in home: DIContainer) -> (frame: AsyncFrame, index: Int)? {
+        var current: AsyncFrame? = self
+        while let frame = current {
+            if frame.entry === entry && frame.container === home {
+                return (frame, frame.depth - 1)
+            }
+            current = frame.parent
+        }
+        return nil
+    }
+
+    /// The wait-for identities of this build and the ones above it, which all wait for it.
+    var waiter: AsyncWaits.Waiter {
+        var identities: [ObjectIdentifier] = []
+        var current: AsyncFrame? = self
+        while let frame = current {
+            identities.append(ObjectIdentifier(frame))
+            current = frame.parent
+        }
+        return AsyncWaits.Waiter(chain: identities)
+    }
+
+    /// Who asks, for `validate()`'s record.
+    var recordSource: ValidationRecorder.Source {
+        .node(ValidationRecorder.Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(container)))
+    }
+
+    /// How this build asks: from its factory, or from `resolveProperties`.
+    var recordKind: ValidationRecorder.EdgeKind {
+        instanceInProgress == nil ? .factory : .properties
+    }
+}
+
+/// Now, in nanoseconds, for build times.
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    DispatchTime.now().uptimeNanoseconds
+}

@@ -1,0 +1,51 @@
+extension ResolutionContext {
+    /// Runs `body` on the calling thread's context, seeded from an async resolution: the frames of `frame`'s chain
+    /// (outermost first) on the stack, the resolution's overlay, and the resolution itself for graph-scope instances
+    /// and build records. Everything the synchronous engine does inside (a synchronous factory run inline, a
+    /// `resolve` inside an async factory, a wrapper initialised there, building an error's text) then sees the async
+    /// resolution's path, cycle detection and caches. The context is put back at rest afterwards.
+    ///
+    /// A synchronous resolution never spans an `await`, so a thread that runs part of an async resolution has no
+    /// synchronous resolution under way: the context is at rest when seeded.
+    static func seeded<Result>(
+        from frame: AsyncFrame?,
+        in resolution: AsyncResolution,
+        _ body: (ResolutionContext) throws -> Result
+    ) rethrows -> Result {
+        try withCurrent { context in
+            precondition(
+                !context.isResolving,
+                "Inject: an async resolution was seeded onto a thread with a synchronous resolution under way"
+            )
+            return try context.seed(from: frame, in: resolution, body)
+        }
+    }
+
+    /// ``seeded(from:in:_:)`` on this context, which is at rest.
+    func seed<Result>(
+        from frame: AsyncFrame?,
+        in resolution: AsyncResolution,
+        _ body: (ResolutionContext) throws -> Result
+    ) rethrows -> Result {
+        let chain = frame?.chain ?? []
+        guard chain.count < Self.maximumDepth else {
+            preconditionFailure("Inject: an async resolution went \(Self.maximumDepth) registrations deep")
+        }
+        for ancestor in chain {
+            push(ancestor.entry, ancestor.container)
+            if let box = ancestor.instanceInProgress {
+                setInProgress(box)
+            }
+        }
+        overlay = resolution.overlay
+        asyncResolution = resolution
+        defer {
+            for _ in chain {
+                pop()
+            }
+            overlay = nil
+            asyncResolution = nil
+        }
+        return try body(self)
+    }
+}

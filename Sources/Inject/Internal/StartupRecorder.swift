@@ -1,0 +1,87 @@
+/// What one `warmUp()` learns while its eager builds run: every build with its own time and when it ended, and who
+/// asked for what, from which the report's critical path is found.
+final class StartupRecorder: @unchecked Sendable {
+    // @unchecked: `state` is only touched under its lock; `started` is a `let`.
+
+    /// A registration built in a container.
+    struct Node: Hashable {
+        let entry: ObjectIdentifier
+        let home: ObjectIdentifier
+    }
+
+    struct Build {
+        let node: Node
+        let event: BuildEvent
+        let start: UInt64
+        let end: UInt64
+    }
+
+    private struct State {
+        var builds: [Build] = []
+        var edges: [Node: Set<Node>] = [:]
+        /// The containers builds happened in, kept alive so that their identities stay unique.
+        var containers: [ObjectIdentifier: DIContainer] = [:]
+    }
+
+    /// When `warmUp()` started, in nanoseconds.
+    let started: UInt64
+    private let state = Locked(State())
+
+    init(started: UInt64) {
+        self.started = started
+    }
+
+    func recordBuild(_ event: BuildEvent, entry: EntryBase, home: DIContainer, start: UInt64, end: UInt64) {
+        let node = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
+        state.withLock { state in
+            state.builds.append(Build(node: node, event: event, start: start, end: end))
+            state.containers[ObjectIdentifier(home)] = home
+        }
+    }
+
+    func recordEdge(from source: (entry: EntryBase, home: DIContainer)?, to entry: EntryBase, home: DIContainer) {
+        guard let source else { return }
+        let from = Node(entry: ObjectIdentifier(source.entry), home: ObjectIdentifier(source.home))
+        let to = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
+        state.withLock { state in
+            state.edges[from, default: []].insert(to)
+            state.containers[ObjectIdentifier(home)] = home
+            state.containers[ObjectIdentifier(source.home)] = source.home
+        }
+    }
+
+    /// The report: the builds slowest first, wall and serial time, and the critical path.
+    func report(failures: [ResolutionError]) -> StartupReport {
+        let (builds, edges) = state.withLock { ($0.builds, $0.edges) }
+        let lastEnd = builds.map(\.end).max() ?? started
+        return StartupReport(
+            builds: builds.map(\.event).sorted { $0.seconds > $1.seconds },
+            wallSeconds: Double(lastEnd &- started) / 1_000_000_000,
+            serialSeconds: builds.reduce(0) { $0 + $1.event.seconds },
+            criticalPath: Self.criticalPath(builds, edges),
+            failures: failures
+        )
+    }
+
+    /// The chain of dependent builds that ended last: from the build that ended last, step to the build it asked
+    /// for (built here or waited for) that ended last before it, and so on; outermost dependency first.
+    private static func criticalPath(_ builds: [Build], _ edges: [Node: Set<Node>]) -> [String] {
+        guard var current = builds.max(by: { $0.end < $1.end }) else { return [] }
+        var latestByNode: [Node: [Build]] = [:]
+        for build in builds {
+            latestByNode[build.node, default: []].append(build)
+        }
+        var path = [current]
+        var visited: Set<Node> = [current.node]
+        while let next = (edges[current.node] ?? [])
+            .filter({ !visited.contains($0) })
+            .compactMap({ node in latestByNode[node]?.filter { $0.end <= current.end }.max { $0.end < $1.end } })
+            .max(by: { $0.end < $1.end })
+        {
+            path.append(next)
+            visited.insert(next.node)
+            current = next
+        }
+        return path.reversed().map(\.event.service)
+    }
+}

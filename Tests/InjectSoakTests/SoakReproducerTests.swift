@@ -1,0 +1,228 @@
+import Dispatch
+import Foundation
+import Inject
+import InjectTestSupport
+import InjectTesting
+import Testing
+
+/// Small deterministic reproducers of what the soak looks for, one guarantee each, to run and debug on their own.
+struct SoakReproducerTests {
+    final class Service: Sendable {
+        weak let home: DIContainer?
+
+        init(home: DIContainer? = nil) {
+            self.home = home
+        }
+    }
+
+    final class Clock: Sendable {}
+
+    final class Session: Sendable {
+        let clock: Clock
+
+        init(clock: Clock) {
+            self.clock = clock
+        }
+    }
+
+    /// `register` publishes the registration before `.scope(.singleton)` sets its scope: a resolve in between must
+    /// get a singleton (the root's, or the child's), never a one-off instance, and the child's factory must run at
+    /// most once.
+    @Test func aResolveBetweenRegisterAndScopeGetsASingletonNotAOneOffInstance() throws {
+        let root = DIContainer()
+        root.register { Service() }.scope(.singleton)
+        let child = root.makeChild()
+        let builds = Counter()
+        let registration = child.register { () -> Service in
+            builds.increment()
+            return Service()
+        }
+        let early = Cell<Service>()
+        let resolved = onThread(within: 10) {
+            early.value = try? child.resolveThrowing(Service.self)
+            return true
+        }
+        registration.scope(.singleton)
+        let childSingleton = try child.resolveThrowing(Service.self)
+        let rootSingleton = try root.resolveThrowing(Service.self)
+
+        #expect(resolved == true, "the resolve on another thread did not finish")
+        let earlyInstance = try #require(early.value, "the resolve between register and .scope failed")
+        #expect(builds.value <= 1, "the child's singleton factory ran \(builds.value) times")
+        #expect(
+            earlyInstance === rootSingleton || earlyInstance === childSingleton,
+            "the resolve between register and .scope got a one-off instance, neither the root's nor the child's singleton"
+        )
+    }
+
+    /// A thread resolves through a grandchild while the child registers a singleton whose factory records
+    /// `r.container`: the child's singleton must be built from the child, never kept from a build with another
+    /// container's rules.
+    @Test func aSingletonRegisteredWhileAGrandchildResolvesResolvesFromItsChild() {
+        let trials = 5_000
+        let wrongHome = Counter()
+        let grandchildGotAnotherInstance = Counter()
+        let overlapped = Counter()
+        let oneOffInGrandchild = Counter()
+        let race = RegistrationRace()
+        var generator = SeededGenerator(seed: SoakConfiguration.defaultSeed)
+        let spins = (0..<trials).map { _ in Int.random(in: 0..<400, using: &generator) }
+
+        let finished = finishes(within: 120, "\(trials) registrations racing a grandchild's resolves") {
+            race.startResolver()
+            for trial in 0..<trials {
+                let root = DIContainer()
+                root.register { r in Service(home: r.container) }.scope(.singleton)
+                let child = root.makeChild()
+                let grandchild = child.makeChild()
+                guard race.begin(grandchild) else { return }
+                var sink = 0
+                for spin in 0..<spins[trial] {
+                    sink &+= spin
+                }
+                race.phase(.registering)
+                child.register { r in Service(home: r.container) }.scope(.singleton)
+                race.phase(.registered)
+                guard let seen = race.end() else { return }
+                if seen.overlapped {
+                    overlapped.increment()
+                }
+                if seen.homes.contains(where: { $0 === grandchild }) {
+                    oneOffInGrandchild.increment()
+                }
+                guard let singleton = try? child.resolveThrowing(Service.self) else {
+                    wrongHome.increment()
+                    continue
+                }
+                if singleton.home !== child {
+                    wrongHome.increment()
+                }
+                if (try? grandchild.resolveThrowing(Service.self)) !== singleton {
+                    grandchildGotAnotherInstance.increment()
+                }
+                withExtendedLifetime(sink) {}
+            }
+            race.stopResolver()
+        }
+        print(
+            "1b: \(trials) trials, \(overlapped.value) with a grandchild resolve during register/.scope, "
+                + "\(oneOffInGrandchild.value) in which the grandchild got a one-off built from itself, "
+                + "\(wrongHome.value) with the child's singleton's home not the child, "
+                + "\(grandchildGotAnotherInstance.value) with the grandchild resolving another instance afterwards"
+        )
+        #expect(finished)
+        #expect(overlapped.value > 0, "the resolves never overlapped a registration: the test tested nothing")
+        #expect(wrongHome.value == 0, "\(wrongHome.value) of \(trials) trials: the child's singleton's home was wrong")
+        #expect(
+            oneOffInGrandchild.value == 0,
+            "\(oneOffInGrandchild.value) of \(trials) trials: the grandchild saw the child's registration half-made"
+        )
+        #expect(grandchildGotAnotherInstance.value == 0, "\(grandchildGotAnotherInstance.value) of \(trials) trials")
+    }
+
+    /// A `.scoped` instance of a sibling built under an override of `a` belongs to the override; after it, the
+    /// sibling builds its own, from the root's real singleton.
+    @Test func aSiblingsScopedInstanceBuiltUnderAnOverrideIsNotKeptAfterIt() throws {
+        let root = DIContainer()
+        root.register { Clock() }.scope(.singleton)
+        root.register { r in Session(clock: try r.resolve()) }.scope(.scoped)
+        let a = root.makeChild()
+        let b = root.makeChild()
+
+        let inside = try withOverrides(in: a) { _ in
+        } operation: {
+            try b.resolveThrowing(Session.self)
+        }
+        let after = try b.resolveThrowing(Session.self)
+
+        #expect(inside !== after, "the sibling kept the Session built under the override")
+        #expect(after.clock === (try root.resolveThrowing(Clock.self)), "the sibling's Session holds another Clock")
+    }
+}
+
+/// The resolver side of the registration race: a thread that resolves `Service` through the trial's grandchild in a
+/// loop for as long as the trial's registration is under way, and records what it got.
+final class RegistrationRace: @unchecked Sendable {
+    // @unchecked: every stored property is a `let` of a lock-protected or semaphore type.
+    enum Phase {
+        case idle
+        case before
+        case registering
+        case registered
+        case stop
+    }
+
+    /// What the resolver saw in one trial: whether it resolved while the registration was under way, and the homes
+    /// of the instances it got.
+    struct Seen {
+        var overlapped = false
+        var homes: [DIContainer] = []
+    }
+
+    private let state = Guarded((phase: Phase.idle, grandchild: DIContainer?.none, resolves: 0, seen: Seen()))
+    private let start = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    func startResolver() {
+        Thread { [self] in
+            while true {
+                start.wait()
+                guard let grandchild = state.withLock({ $0.phase == .stop ? nil : $0.grandchild }) else { return }
+                var seen = Seen()
+                while true {
+                    let service = try? grandchild.resolveThrowing(SoakReproducerTests.Service.self)
+                    let (phase, stop): (Phase, Bool) = state.withLock {
+                        $0.resolves += 1
+                        return ($0.phase, $0.phase == .registered)
+                    }
+                    if phase == .registering {
+                        seen.overlapped = true
+                    }
+                    if let home = service?.home, phase != .before {
+                        seen.homes.append(home)
+                    }
+                    if stop {
+                        break
+                    }
+                }
+                state.withLock { $0.seen = seen }
+                finished.signal()
+            }
+        }.start()
+    }
+
+    /// Starts a trial through `grandchild`, once the resolver has resolved through it at least once.
+    func begin(_ grandchild: DIContainer) -> Bool {
+        state.withLock {
+            $0.grandchild = grandchild
+            $0.phase = .before
+            $0.resolves = 0
+        }
+        start.signal()
+        let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+        while state.withLock({ $0.resolves == 0 }) {
+            if DispatchTime.now().uptimeNanoseconds > deadline {
+                return false
+            }
+        }
+        return true
+    }
+
+    func phase(_ phase: Phase) {
+        state.withLock { $0.phase = phase }
+    }
+
+    /// Waits for the resolver to see the end of the trial; `nil` on a time-out.
+    func end() -> Seen? {
+        guard finished.wait(timeout: .now() + 10) == .success else { return nil }
+        return state.withLock {
+            $0.grandchild = nil
+            return $0.seen
+        }
+    }
+
+    func stopResolver() {
+        state.withLock { $0.phase = .stop }
+        start.signal()
+    }
+}
