@@ -87,7 +87,8 @@ extension DIContainer {
     /// - Throws: ``ResolutionError``, or `CancellationError` when the task is cancelled while it waits for another
     ///   task's build.
     nonisolated(nonsending)
-    public func resolveAsync<T>(_ type: T.Type = T.self, name: Name? = nil) async throws -> T {
+        public func resolveAsync<T>(_ type: T.Type = T.self, name: Name? = nil) async throws -> T
+    {
         let key = Key(T.self, name)
         if Overlay.activeCount.value == 0, let found = lookup(key),
             let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedStorage })
@@ -105,11 +106,12 @@ extension DIContainer {
     ///   - argument: The argument for the factory. Pass a tuple for several.
     /// - Throws: ``ResolutionError``, also when the argument is not of the registered argument type.
     nonisolated(nonsending)
-    public func resolveAsync<T, Argument>(
-        _ type: T.Type = T.self,
-        name: Name? = nil,
-        argument: Argument
-    ) async throws -> T {
+        public func resolveAsync<T, Argument>(
+            _ type: T.Type = T.self,
+            name: Name? = nil,
+            argument: Argument
+        ) async throws -> T
+    {
         let box = ArgumentBox(value: argument, type: Argument.self)
         return try await resolveAsyncSlowly(T.self, key: Key(T.self, name), name: name, argument: box, .outside)
     }
@@ -140,7 +142,14 @@ extension DIContainer {
         }
         let resolution = AsyncResolution(overlay: overlay, top: self)
         defer { resolution.finish() }
-        return try await resolution.resolve(T.self, key: key, name: name, through: self, argument: argument, parent: nil)
+        return try await resolution.resolve(
+            T.self,
+            key: key,
+            name: name,
+            through: self,
+            argument: argument,
+            parent: nil
+        )
     }
 }
 
@@ -157,7 +166,8 @@ extension DIResolver {
     ///   - name: The registration's name, or `nil` for the unnamed one.
     /// - Throws: ``ResolutionError``, or `CancellationError` when the task is cancelled while it waits.
     nonisolated(nonsending)
-    public func resolveAsync<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) async throws -> T {
+        public func resolveAsync<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) async throws -> T
+    {
         let key = Key(T.self, name)
         if overlay == nil, Overlay.activeCount.value == 0, let found = container.lookup(key),
             let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedStorage })
@@ -176,11 +186,12 @@ extension DIResolver {
     ///   - argument: The argument for the factory. Pass a tuple for several.
     /// - Throws: ``ResolutionError``, also when the argument is not of the registered argument type.
     nonisolated(nonsending)
-    public func resolveAsync<T, Argument>(
-        _ type: T.Type = T.self,
-        name: DIContainer.Name? = nil,
-        argument: Argument
-    ) async throws -> T {
+        public func resolveAsync<T, Argument>(
+            _ type: T.Type = T.self,
+            name: DIContainer.Name? = nil,
+            argument: Argument
+        ) async throws -> T
+    {
         let box = ArgumentBox(value: argument, type: Argument.self)
         return try await container.resolveAsyncSlowly(T.self, key: Key(T.self, name), name: name, argument: box, caller)
     }

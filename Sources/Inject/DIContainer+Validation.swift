@@ -79,7 +79,10 @@ extension DIContainer {
                 do {
                     try build(entry, owner: container, under: validation.overlay)
                 } catch {
-                    validation.problems.add(ResolutionContext.current.wrap(error, from: entry, stage: .factory), building: entry)
+                    validation.problems.add(
+                        ResolutionContext.current.wrap(error, from: entry, stage: .factory),
+                        building: entry
+                    )
                 }
                 validation.checkLazyDependencies()
             }
@@ -119,15 +122,24 @@ extension DIContainer {
     /// - Returns: The problems, how many registrations were built, their build times, and the dependency graph.
     public func validationReportAsync() async -> ValidationReport {
         var validation = Validation(of: self, buildsAsync: true)
-        let ordered = validation.registrations.filter { $0.1.isAsync } + validation.registrations.filter { !$0.1.isAsync }
+        let ordered =
+            validation.registrations.filter { $0.1.isAsync } + validation.registrations.filter { !$0.1.isAsync }
         await validation.overlay.activated {
             for (container, entry) in ordered {
                 guard validation.shouldBuild(entry) else { continue }
                 let resolution = AsyncResolution(overlay: validation.overlay, top: self)
                 do {
-                    try await entry.buildAsync(in: resolution, owner: container, through: self, argument: entry.validationSample)
+                    try await entry.buildAsync(
+                        in: resolution,
+                        owner: container,
+                        through: self,
+                        argument: entry.validationSample
+                    )
                 } catch {
-                    validation.problems.add(ResolutionContext.current.wrap(error, from: entry, stage: .factory), building: entry)
+                    validation.problems.add(
+                        ResolutionContext.current.wrap(error, from: entry, stage: .factory),
+                        building: entry
+                    )
                 }
                 resolution.finish()
                 validation.checkLazyDependencies()
@@ -157,7 +169,11 @@ extension DIContainer {
             if entry.isEager, let problem = DIContainer.eagerProblem(entry) {
                 problems.add(problem, building: entry)
             }
-            if let skipped = ProblemCollector.notBuilt(entry, onMainActor: onMainActor, buildsAsync: problems.buildsAsync) {
+            if let skipped = ProblemCollector.notBuilt(
+                entry,
+                onMainActor: onMainActor,
+                buildsAsync: problems.buildsAsync
+            ) {
                 problems.add(skipped)
                 return false
             }

@@ -44,7 +44,12 @@ extension DIContainer {
                     let resolution = AsyncResolution(overlay: overlay, top: self, startup: recorder)
                     defer { resolution.finish() }
                     do {
-                        try await build.entry.buildAsync(in: resolution, owner: build.owner, through: self, argument: nil)
+                        try await build.entry.buildAsync(
+                            in: resolution,
+                            owner: build.owner,
+                            through: self,
+                            argument: nil
+                        )
                         return nil
                     } catch {
                         return Self.failure(error, building: build.entry)

@@ -69,3 +69,49 @@ package func expectValid(
     }
     return report
 }
+
+/// Fails the current XCTest with the whole validation report when `container` has a validation error, building
+/// async factories too: ``assertValid(_:building:file:line:)`` for a container with async registrations.
+///
+/// ```swift
+/// func testWiringIsValid() async {
+///     await assertValidAsync(AppComposition.makeContainer())
+/// }
+/// ```
+///
+/// It runs `DIContainer.validationReportAsync()`. Warnings alone do not fail the test.
+///
+/// - Parameters:
+///   - container: The container to validate.
+///   - file: The file the failure is reported in; the caller's by default.
+///   - line: The line the failure is reported at; the caller's by default.
+public func assertValidAsync(_ container: DIContainer, file: StaticString = #filePath, line: UInt = #line) async {
+    let report = await container.validationReportAsync()
+    if !report.isValid {
+        XCTFail("the container is not valid: \(report)", file: file, line: line)
+    }
+}
+
+/// Records a Swift Testing issue with the whole validation report when `container` has a validation error, building
+/// async factories too: ``expectValid(_:building:sourceLocation:)`` for a container with async registrations.
+///
+/// ```swift
+/// @Test func wiringIsValid() async {
+///     await expectValidAsync(AppComposition.makeContainer())
+/// }
+/// ```
+///
+/// - Parameters:
+///   - container: The container to validate.
+///   - sourceLocation: Where the issue is reported; the caller's by default.
+/// - Returns: The report, for further checks.
+@discardableResult
+public func expectValidAsync(
+    _ container: DIContainer,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> ValidationReport {
+    let report = await container.validationReportAsync()
+    return expectValid(report, sourceLocation: sourceLocation) { comment, location in
+        Issue.record(comment, sourceLocation: location)
+    }
+}

@@ -206,3 +206,71 @@ package final class Arrivals: Sendable {
         return arrived
     }
 }
+
+/// Runs `body` in a task of its own and waits for it at most `seconds`, suspending.
+///
+/// Records a test failure when the time runs out, so that an async deadlock fails the test instead of hanging the
+/// run. A body that never finishes is left suspended; the test goes on.
+///
+/// - Returns: What `body` returned, or `nil` when it threw or the time ran out.
+package func completes<Value: Sendable>(
+    within seconds: Double = 20,
+    _ what: String,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable () async throws -> Value
+) async -> Result<Value, any Error>? {
+    let outcome = Cell<Result<Value, any Error>>()
+    let finished = Cell<Bool>(false)
+    let task = Task {
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        outcome.value = result
+        finished.value = true
+    }
+    let done = await eventually(within: seconds) { finished.value == true }
+    #expect(done, "\(what) did not finish within \(seconds) s: a deadlock or a hang", sourceLocation: sourceLocation)
+    if !done {
+        task.cancel()
+    }
+    return done ? outcome.value : nil
+}
+
+/// A gate that tasks wait at, suspending, until it is opened.
+package final class AsyncGate: @unchecked Sendable {
+    // @unchecked: `state` is only touched under `lock`.
+    private let lock = NSLock()
+    private var open = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    package init() {}
+
+    /// Suspends until ``open()`` is called (or returns at once if it was).
+    package func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock {
+                if open { return true }
+                waiting.append(continuation)
+                return false
+            }
+            if now {
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Lets every waiting task, and every later one, through.
+    package func openGate() {
+        let released = lock.withLock {
+            open = true
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for continuation in released {
+            continuation.resume()
+        }
+    }
+}

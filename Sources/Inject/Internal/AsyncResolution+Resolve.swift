@@ -111,10 +111,24 @@ extension AsyncResolution {
             let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
             return try await build(entry, frame: frame, code, argument)
         case .graph:
-            return try await fill(graphSlot(for: entry, home: home, code), entry, in: home, code, argument, parent: parent)
+            return try await fill(
+                graphSlot(for: entry, home: home, code),
+                entry,
+                in: home,
+                code,
+                argument,
+                parent: parent
+            )
         case .registration:
             if let overlay {
-                return try await fill(overlay.slot(for: entry, home: home, code), entry, in: home, code, argument, parent: parent)
+                return try await fill(
+                    overlay.slot(for: entry, home: home, code),
+                    entry,
+                    in: home,
+                    code,
+                    argument,
+                    parent: parent
+                )
             }
             if let storage = entry.publishedStorage {
                 return storage.assumingMemoryBound(to: T.self).pointee
@@ -152,7 +166,8 @@ extension AsyncResolution {
     /// Builds a new instance of `entry` as `frame`: an async factory awaited, with `frame` in its resolver and in
     /// the task-local; a synchronous one run inline on a thread seeded from the frames above (on the main actor for
     /// a `mainActorFactory` registration). Then `resolveProperties`.
-    private func build<T>(_ entry: Entry<T>, frame: AsyncFrame, _ code: Int, _ argument: ArgumentBox?) async throws -> T {
+    private func build<T>(_ entry: Entry<T>, frame: AsyncFrame, _ code: Int, _ argument: ArgumentBox?) async throws -> T
+    {
         guard frame.depth <= ResolutionContext.maximumDepth else {
             throw ResolutionContext.seeded(from: frame.parent, in: self) { $0.tooDeep(entry) }
         }
@@ -175,7 +190,9 @@ extension AsyncResolution {
             do {
                 try properties(DIResolver(container: frame.container, overlay: overlay, frame: frame), value)
             } catch {
-                throw ResolutionContext.seeded(from: frame, in: self) { $0.wrap(error, from: entry, stage: .properties) }
+                throw ResolutionContext.seeded(from: frame, in: self) {
+                    $0.wrap(error, from: entry, stage: .properties)
+                }
             }
         }
         if timed {

@@ -1,0 +1,257 @@
+import Foundation
+import Inject
+import InjectTestSupport
+import InjectTesting
+import Testing
+
+// warmUp(): every eager registration built in parallel, each once, with a report of what start-up cost.
+
+private final class Config: Sendable {}
+private final class Database: Sendable {}
+private final class FeatureFlags: Sendable {}
+private final class HomeFeed: Sendable {}
+private final class Broken: Sendable {}
+
+/// How many factories run at once, and the most that ever did.
+private final class Concurrency: @unchecked Sendable {
+    // @unchecked: the counts are only touched under `lock`.
+    private let lock = NSLock()
+    private var running = 0
+    private(set) var most = 0
+
+    func enter() {
+        lock.withLock {
+            running += 1
+            most = max(most, running)
+        }
+    }
+
+    func leave() {
+        lock.withLock { running -= 1 }
+    }
+
+    var mostAtOnce: Int {
+        lock.withLock { most }
+    }
+}
+
+struct WarmUpTests {
+    @Test func everyEagerRegistrationIsBuiltOnceAndTheyOverlap() async throws {
+        let container = DIContainer()
+        let concurrency = Concurrency()
+        let builds = Collector<Int>()
+        for index in 0..<8 {
+            container.register(Widget.self, name: DIContainer.Name("w\(index)")) { _ in
+                concurrency.enter()
+                defer { concurrency.leave() }
+                builds.append(index)
+                try await Task.sleep(nanoseconds: 20_000_000)
+                return Widget(serial: index)
+            }
+            .scope(.singleton)
+            .eager()
+        }
+        container.register(Gadget.self) { _ in Gadget(widget: Widget()) }.scope(.singleton)  // not eager
+
+        let report = try await container.warmUp()
+
+        #expect(builds.values.sorted() == Array(0..<8))
+        #expect(concurrency.mostAtOnce > 1, "the eager builds never overlapped")
+        #expect(report.builds.count == 8)
+        #expect(report.failures.isEmpty)
+        #expect(container.resolve(Widget.self, name: "w3").serial == 3, "built, and read synchronously")
+        #expect(try await container.warmUp().builds.isEmpty, "nothing is left to build")
+    }
+
+    @Test func dependenciesAreBuiltOnceThroughTheirGatesAndMakeTheCriticalPath() async throws {
+        let container = DIContainer()
+        let builds = Collector<String>()
+        container.register(Config.self) { _ in
+            builds.append("Config")
+            try await Task.sleep(nanoseconds: 30_000_000)
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(FeatureFlags.self) { r in
+            _ = try await r.resolveAsync(Config.self)
+            builds.append("FeatureFlags")
+            return FeatureFlags()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)  // synchronous, and already built: eager and first
+            _ = try await r.resolveAsync(FeatureFlags.self)
+            builds.append("HomeFeed")
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+        container.register(Database.self) { Database() }.scope(.cached)
+
+        let report = try await container.warmUp()
+
+        #expect(builds.values.sorted() == ["Config", "FeatureFlags", "HomeFeed"], "each built once")
+        #expect(report.criticalPath == ["Config", "FeatureFlags", "HomeFeed"], "\(report)")
+        let config = try #require(report.builds.first { $0.service == "Config" })
+        let feed = try #require(report.builds.first { $0.service == "HomeFeed" })
+        #expect(config.seconds >= 0.03)
+        #expect(feed.seconds < config.seconds, "HomeFeed's own time leaves out its wait for Config")
+        #expect(report.serialSeconds >= config.seconds)
+        #expect(report.wallSeconds > 0)
+    }
+
+    @Test func everyBuildIsTriedAndEveryFailureIsReported() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { _ in Config() }.scope(.singleton).eager()
+        container.register(Broken.self, name: "disk") { _ in
+            await Task.yield()
+            throw FixtureError(text: "no disk")
+        }
+        .scope(.singleton).eager()
+        container.register(Broken.self, name: "network") { () async throws -> Broken in
+            throw FixtureError(text: "no network")
+        }
+        .scope(.cached).eager()
+
+        let error = await #expect(throws: StartupError.self) { try await container.warmUp() }
+
+        let report = try #require(error?.report)
+        #expect(report.failures.count == 2)
+        #expect(report.failures.allSatisfy { $0.kind == .factoryThrew })
+        #expect(report.description.contains("no disk") && report.description.contains("no network"), "\(report)")
+        #expect(report.builds.map(\.service) == ["Config"])
+        #expect(container.resolve(Config.self) === container.resolve(Config.self))
+    }
+
+    @Test func anEagerRegistrationThatCannotCacheIsAFailureAndAValidationError() async throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Config.self) { _ in Config() }.eager()
+
+        let error = await #expect(throws: StartupError.self) { try await container.warmUp() }
+
+        let failure = try #require(error?.report.failures.first)
+        #expect(failure.description.contains("is marked .eager(), but its scope, .graph, does not cache"), "\(failure)")
+        let problem = try onlyProblem(ofKind: .invalidRegistration, in: container.validationReport())
+        #expect(problem.severity == .error)
+        #expect(problem.location == registeredAt(line))
+    }
+
+    @Test func theReportReadsSlowestFirstWithTheSpeedUpAndTheCriticalPath() async throws {
+        let container = DIContainer()
+        for (index, milliseconds) in [5, 30, 15].enumerated() {
+            container.register(Widget.self, name: DIContainer.Name("w\(index)")) { _ in
+                try await Task.sleep(nanoseconds: UInt64(milliseconds) * 1_000_000)
+                return Widget(serial: index)
+            }
+            .scope(.singleton).eager()
+        }
+
+        let report = try await container.warmUp()
+
+        let lines = report.description.split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("warm-up: 3 builds in "), "\(report)")
+        #expect(lines[0].contains("one by one they take") && lines[0].contains("x faster"), "\(report)")
+        #expect(lines.contains { $0.hasPrefix("critical path") }, "\(report)")
+        #expect(report.builds.map(\.service) == ["Widget[\"w1\"]", "Widget[\"w2\"]", "Widget[\"w0\"]"], "\(report)")
+        #expect(abs(report.speedUp - report.serialSeconds / report.wallSeconds) < 1e-9)
+    }
+
+    @Test func onBuildObserversSeeWarmUpsBuilds() async throws {
+        let container = DIContainer()
+        let seen = Collector<String>()
+        container.onBuild { seen.append($0.service) }
+        container.register(Config.self) { _ in Config() }.scope(.singleton).eager()
+        container.register(Database.self) { Database() }.scope(.singleton).eager()
+
+        try await container.warmUp()
+
+        #expect(seen.values.sorted() == ["Config", "Database"])
+    }
+
+    @Test func aParentsEagerRegistrationsAreBuiltAndAScopedOneForThisContainer() async throws {
+        let root = DIContainer()
+        root.register(Config.self) { _ in Config() }.scope(.singleton).eager()
+        root.register(Database.self) { Database() }.scope(.scoped).eager()
+        let session = root.makeChild()
+
+        try await session.warmUp()
+
+        #expect(session.resolve(Database.self) === session.resolve(Database.self))
+        #expect(try root.resolveThrowing(Config.self) === session.resolve(Config.self))
+    }
+}
+
+struct AsyncValidationTests {
+    @Test func validateWarnsAboutAsyncRegistrationsAndNamesValidateAsync() throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(.singleton)
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .notBuilt, in: report)
+        #expect(warning.severity == .warning)
+        #expect(warning.description.contains("validateAsync()"), "\(warning)")
+        #expect(report.isValid)
+    }
+
+    @Test func validateAsyncBuildsAsyncFactoriesInTheThrowawayScope() async throws {
+        let container = DIContainer()
+        let builds = Counter()
+        container.register(Database.self) { _ in
+            builds.increment()
+            await Task.yield()
+            return Database()
+        }
+        .scope(.singleton)
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)  // synchronous: the async singleton is built first
+            _ = try r.resolve(Config.self)  // missing
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let missing = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(missing.message.contains("Config"), "\(missing)")
+        #expect(report.problems(ofKind: .notBuilt).isEmpty, "\(report)")
+        #expect(builds.value == 1)
+        _ = try await container.resolveAsync(Database.self)
+        #expect(builds.value == 2, "nothing validateAsync() built survived it")
+        let graph = DrawnGraph(dot: report.dot())
+        #expect(graph.edge(from: graph.node("HomeFeed"), to: graph.node("Database")) != nil, "\(report.dot())")
+        await #expect(throws: ValidationError.self) { try await container.validateAsync() }
+    }
+
+    @Test func anAsyncCycleClosedOnOneSideIsJudgedForEveryEntryPoint() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { _ in Config() }
+            .resolveProperties { r, _ in _ = try r.resolve(FeatureFlags.self) }
+        container.register(FeatureFlags.self) { r in
+            _ = try await r.resolveAsync(Config.self)
+            return FeatureFlags()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let cycle = try onlyProblem(ofKind: .cycle, in: report)
+        #expect(cycle.message.contains("resolving FeatureFlags first"), "\(cycle)")
+    }
+
+    @Test func expectValidAsyncPassesOnAValidContainerWithAsyncFactories() async {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(.singleton)
+
+        let report = await expectValidAsync(container)
+
+        #expect(report.isValid)
+        #expect(report.checkedCount == 1)
+    }
+}
