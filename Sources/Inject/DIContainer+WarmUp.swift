@@ -13,7 +13,9 @@ extension DIContainer {
     /// Services that do not depend on each other build at the same time: synchronous factories on the concurrency
     /// pool's threads, async ones interleaved while they await. Each is still built exactly once: a build that
     /// needs another waits for it through its gate (suspending, not blocking a thread) instead of building it again.
-    /// Every eager registration is built even when some fail.
+    /// Every eager registration is built even when some fail. A synchronous factory that reads an async singleton
+    /// with `r.resolve` (not `r.resolveAsync`) may run before that singleton is built; it is tried again once every
+    /// other eager build is done, so that it works when the async singleton is eager too.
     ///
     /// A `.scoped` eager registration is built for this container. An eager registration whose scope does not
     /// cache (`.transient`, `.graph`) has nothing to keep, and one that takes a runtime argument cannot be built
@@ -37,9 +39,26 @@ extension DIContainer {
                 }
             }
         }
-        failures += await withTaskGroup(of: ResolutionError?.self) { group in
-            for (entry, owner) in eager {
-                let build = EagerBuild(entry: entry, owner: owner)
+        let firstWave = await build(eager.map { EagerBuild(entry: $0.entry, owner: $0.owner) }, overlay, recorder)
+        // A synchronous factory that reads an async singleton synchronously can run before that singleton is built:
+        // it failed with .notBuiltYet. Once the first wave is done, every eager async singleton is built, so those
+        // builds are tried again, once.
+        let waiting = firstWave.filter { $0.error.kind == .notBuiltYet }
+        let secondWave = await build(waiting.map(\.build), overlay, recorder)
+        failures += (firstWave.filter { $0.error.kind != .notBuiltYet } + secondWave).map(\.error)
+        let report = recorder.report(failures: failures)
+        guard failures.isEmpty else { throw StartupError(report: report) }
+        return report
+    }
+
+    /// Builds `builds` concurrently, each as a top-level async resolve of its own; returns the failures.
+    private func build(
+        _ builds: [EagerBuild],
+        _ overlay: Overlay?,
+        _ recorder: StartupRecorder
+    ) async -> [(build: EagerBuild, error: ResolutionError)] {
+        await withTaskGroup(of: (EagerBuild, ResolutionError)?.self) { group in
+            for build in builds {
                 group.addTask {
                     let resolution = AsyncResolution(overlay: overlay, top: self, startup: recorder)
                     defer { resolution.finish() }
@@ -52,11 +71,11 @@ extension DIContainer {
                         )
                         return nil
                     } catch {
-                        return Self.failure(error, building: build.entry)
+                        return (build, Self.failure(error, building: build.entry))
                     }
                 }
             }
-            var failures: [ResolutionError] = []
+            var failures: [(build: EagerBuild, error: ResolutionError)] = []
             for await failure in group {
                 if let failure {
                     failures.append(failure)
@@ -64,9 +83,6 @@ extension DIContainer {
             }
             return failures
         }
-        let report = recorder.report(failures: failures)
-        guard failures.isEmpty else { throw StartupError(report: report) }
-        return report
     }
 
     /// Why `entry` cannot be an eager registration, or `nil` when it can: the scope is judged now, when the

@@ -46,7 +46,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 "critical path, \(Describe.milliseconds(pathSeconds)): \(criticalPath.joined(separator: " -> "))"
             )
         }
-        let slowest = builds.prefix(Self.slowestListed)
+        // At most ten rows, and none that rounds to 0.0 ms, which says nothing about start-up: counted, not listed.
+        let slowest = builds.prefix(Self.slowestListed).filter { $0.seconds >= 0.000_05 }
         if !slowest.isEmpty {
             lines.append("slowest builds:")
             let names = slowest.map { "\($0.service) (\($0.scope))" }
@@ -56,6 +57,10 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 let via = build.path.count > 1 ? "  via \(build.path.dropLast().joined(separator: " -> "))" : ""
                 lines.append("  \(padded)  \(Describe.milliseconds(build.seconds))\(via)")
             }
+        }
+        if builds.count > slowest.count {
+            let rest = builds.count - slowest.count
+            lines.append("  and \(ValidationReport.count(rest, "faster build"))")
         }
         if !failures.isEmpty {
             lines.append("\(ValidationReport.count(failures.count, "failure")):")

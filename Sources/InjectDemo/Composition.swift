@@ -11,6 +11,16 @@ struct AppModule: DIModule {
         container.register { r in try NotesRepository(http: r.resolve(), session: r.resolve()) }
             .scope(.scoped)
         container.register { r in try NotesViewModel(repository: r.resolve()) }
+        // Built at start-up by warmUp(), in parallel: two services that await, and one that needs the database.
+        container.register(NotesDatabase.self) { _ in try await NotesDatabase.open(path: "notes.sqlite") }
+            .scope(.singleton)
+            .eager()
+        container.register(RemoteConfig.self) { r in try await RemoteConfig.fetch(from: r.resolve()) }
+            .scope(.singleton)
+            .eager()
+        container.register { r in try await SearchIndex(database: r.resolveAsync()) }
+            .scope(.singleton)
+            .eager()
     }
 }
 

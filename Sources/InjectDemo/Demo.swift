@@ -11,17 +11,33 @@ import Inject
     return "instance #\(instanceNumbers[id]!)"
 }
 
-/// Resolves the app's services, two sessions and a broken wiring, and prints what it gets.
-@MainActor func runDemo(app: DIContainer) throws {
+/// Validates the wiring (in debug builds), then builds the eager services in parallel and prints the start-up
+/// report: what an app does at launch.
+@MainActor func runStartup(app: DIContainer) async throws {
     print("Inject demo: a notes app's composition root")
-    print("  app container: HTTPClient, ConsoleAnalytics (as Analytics), NotesRepository, NotesViewModel; sealed")
+    print("  app container: HTTPClient, ConsoleAnalytics (as Analytics), NotesRepository, NotesViewModel;")
+    print("  at start-up: NotesDatabase and RemoteConfig (async factories), SearchIndex; sealed")
 
     #if DEBUG
-    print("\nvalidate() at startup (debug builds)")
-    let report = makeSession(for: "validation", in: app).validationReport()
-    print(report.description.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+    print("\nvalidateAsync() at startup (debug builds)")
+    let report = await makeSession(for: "validation", in: app).validationReportAsync()
+    print(indented(report.description))
     #endif
 
+    print("\nwarmUp(): the eager services, built in parallel")
+    let startup = try await app.warmUp()
+    print(indented(startup.description))
+    let index = app.resolve(SearchIndex.self)  // built: read synchronously, like any singleton
+    print("  SearchIndex -> over \(index.database.path), read synchronously once built")
+}
+
+/// `text` with every line indented by two spaces.
+func indented(_ text: String) -> String {
+    text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+}
+
+/// Resolves the app's services, two sessions and a broken wiring, and prints what it gets.
+@MainActor func runDemo(app: DIContainer) throws {
     print("\nApp-wide singletons")
     let http = app.resolve(HTTPClient.self)
     let analytics = app.resolve(Analytics.self)
@@ -55,6 +71,6 @@ import Inject
         _ = try makeBrokenContainer().resolveThrowing(AuthService.self)
         print("  (no error: unexpected)")
     } catch {
-        print(String(describing: error).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        print(indented(String(describing: error)))
     }
 }

@@ -108,3 +108,44 @@ final class TokenRefresher: Sendable {
         self.auth = auth
     }
 }
+
+// Services that must await to be built: registered with async factories, marked .eager(), built by warmUp().
+
+/// The notes database: opening it awaits (a file, a migration), so its factory is async.
+final class NotesDatabase: Sendable {
+    let path: String
+
+    private init(path: String) {
+        self.path = path
+    }
+
+    /// Opens the database; here, a short wait stands for the disk.
+    static func open(path: String) async throws -> NotesDatabase {
+        try await Task.sleep(nanoseconds: 20_000_000)
+        return NotesDatabase(path: path)
+    }
+}
+
+/// Feature switches fetched from the backend at start-up.
+final class RemoteConfig: Sendable {
+    let markdownEnabled: Bool
+
+    private init(markdownEnabled: Bool) {
+        self.markdownEnabled = markdownEnabled
+    }
+
+    /// Fetches the configuration; here, a short wait stands for the network.
+    static func fetch(from http: HTTPClient) async throws -> RemoteConfig {
+        try await Task.sleep(nanoseconds: 30_000_000)
+        return RemoteConfig(markdownEnabled: true)
+    }
+}
+
+/// A search index over the notes, built from the open database.
+final class SearchIndex: Sendable {
+    let database: NotesDatabase
+
+    init(database: NotesDatabase) {
+        self.database = database
+    }
+}

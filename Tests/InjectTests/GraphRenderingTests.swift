@@ -11,14 +11,17 @@ struct GraphRenderingTests {
     static let demoApp = makeAppContainer(NotesApp.container)
 
     @Test(.enabled(if: Graphviz.dotPath != nil, "Graphviz's dot is not installed (CI installs it): not rendered"))
-    func demoContainersGraphRendersToSVG() throws {
-        let report = makeSession(for: "test", in: Self.demoApp).validationReport()
+    func demoContainersGraphRendersToSVG() async throws {
+        let report = await makeSession(for: "test", in: Self.demoApp).validationReportAsync()
         #expect(report.isValid)
 
         let svg = try Graphviz.svg(of: report.dot())
 
         #expect(svg.contains("<svg"))
-        for service in ["NotesViewModel", "NotesRepository", "HTTPClient", "ConsoleAnalytics", "UserSession"] {
+        for service in [
+            "NotesViewModel", "NotesRepository", "HTTPClient", "ConsoleAnalytics", "UserSession", "NotesDatabase",
+            "SearchIndex",
+        ] {
             #expect(svg.contains(service), "the SVG has no node for \(service)")
         }
     }
@@ -36,11 +39,11 @@ struct GraphRenderingTests {
         #expect(svg.contains("missing: Double"))
     }
 
-    @Test func readmeShowsTheDemosCurrentGraph() throws {
+    @Test func readmeShowsTheDemosCurrentGraph() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let mermaid = makeSession(for: "validation", in: Self.demoApp).validationReport().mermaid()
+        let mermaid = await makeSession(for: "validation", in: Self.demoApp).validationReportAsync().mermaid()
 
         #expect(
             readme.contains("```mermaid\n" + mermaid + "```"),

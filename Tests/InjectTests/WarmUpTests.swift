@@ -156,6 +156,30 @@ struct WarmUpTests {
         #expect(abs(report.speedUp - report.serialSeconds / report.wallSeconds) < 1e-9)
     }
 
+    @Test func aSynchronousFactoryThatReadsAnEagerAsyncSingletonIsBuiltAfterIt() async throws {
+        let container = DIContainer()
+        let gate = AsyncGate()
+        let attempts = Counter()
+        container.register(Database.self) { _ in
+            await gate.wait()  // not built until the synchronous factory below has tried once
+            return Database()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            attempts.increment()
+            defer { gate.openGate() }
+            _ = try r.resolve(Database.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        #expect(report.failures.isEmpty, "\(report)")
+        #expect(attempts.value == 2, "tried once before the database was built, and once after")
+        #expect(try container.resolveThrowing(HomeFeed.self) === container.resolve(HomeFeed.self))
+    }
+
     @Test func onBuildObserversSeeWarmUpsBuilds() async throws {
         let container = DIContainer()
         let seen = Collector<String>()
