@@ -221,7 +221,7 @@ extension DIContainer {
     /// - Parameter action: What the caller is doing, for the message when the container is sealed.
     func publish(_ entry: EntryBase, action: @autoclosure () -> String) {
         let added = Unmanaged.passUnretained(entry)
-        entry.beginConfiguring(by: .current)
+        entry.beginConfiguring()
         // Unretained references throughout: the table and the entries are owned by `state` and retired, never freed,
         // while the container lives; retaining each would cost atomic operations on every registration.
         let outcome: PublishOutcome = state.withLock { state in

@@ -13,8 +13,6 @@
 public final class Registration<T> {
     @usableFromInline let container: DIContainer
     @usableFromInline let entry: Entry<T>
-    /// The `implements` forwards this chain published, configured with it.
-    private var forwards: [EntryBase] = []
 
     @inlinable
     init(container: DIContainer, entry: Entry<T>) {
@@ -23,12 +21,11 @@ public final class Registration<T> {
     }
 
     /// Ends the registration chain: from now on every thread sees the registration, with all its options, and its
-    /// forwards. Until now, other threads resolved what was there before.
+    /// forwards. Until now, other threads resolved what was there before. Inlinable, so that a chain whose result is
+    /// discarded needs no heap allocation for the `Registration`.
+    @inlinable
     deinit {
         entry.endConfiguring()
-        for forward in forwards {
-            forward.endConfiguring()
-        }
     }
 
     /// Sets how long instances live and who shares them. The default is ``Scope/graph``.
@@ -101,7 +98,7 @@ public final class Registration<T> {
             make: make
         )
         container.publish(forward, action: "implements(\(Describe.type(P.self)).self)")
-        forwards.append(forward)
+        entry.addForward(forward)
         return self
     }
 

@@ -1,49 +1,34 @@
 import CInjectShims
 
-/// A registration chain in progress: `register` and the options chained on the ``Registration`` it returns.
-///
-/// The model: a registration is published into its container's table at once, so that the thread (and the task)
-/// making it sees it straight away, but it carries the mark of who is configuring it until the chain ends, which
-/// is when the `Registration` is released (at the end of the statement that chains its options). Until then every
-/// other thread and task resolves what was there before: the registration it replaces in the same container, or a
-/// parent's, or nothing. So another thread never sees a registration with only some of its options (a `.graph`
-/// that is about to become a `.singleton`, a singleton without its `resolveProperties`): it sees the whole chain or
-/// none of it.
-///
-/// Reading a built singleton stays one lookup and one load: only a registration whose chain has ended, or whose
-/// own thread built it, can have a published singleton, so the hot path needs no check. Every other path checks
-/// the mark, one atomic load.
-struct Configurer {
-    /// The configuring thread's ``ResolutionContext``, as a pointer.
-    let thread: UnsafeMutableRawPointer
-    /// The configuring task, if the registration is made from one, as a pointer.
-    let task: UnsafeMutableRawPointer?
-
-    /// The calling thread and task.
-    static var current: Configurer {
-        Configurer(thread: ResolutionContext.currentPointer, task: currentTask)
-    }
-
-    /// The current task's identity, or `nil` outside any task.
-    static var currentTask: UnsafeMutableRawPointer? {
-        withUnsafeCurrentTask { task in
-            task.map { unsafeBitCast($0, to: UnsafeMutableRawPointer.self) }
-        }
-    }
-}
+// A registration chain in progress: `register` and the options chained on the ``Registration`` it returns.
+//
+// The model: a registration is published into its container's table at once, so that the thread making it sees it
+// straight away, but it carries the mark of the thread configuring it until the chain ends, which is when the
+// `Registration` is released (at the end of the statement that chains its options). Until then every other thread
+// resolves what was there before: the registration it replaces in the same container, or a parent's, or nothing.
+// So another thread never sees a registration with only some of its options (a `.graph` that is about to become a
+// `.singleton`, a singleton without its `resolveProperties`): it sees the whole chain or none of it.
+//
+// Reading a built singleton stays one lookup and one load: only a registration whose chain has ended, or whose own
+// thread built it, can have a published singleton, so the hot path needs no check. Every other path checks the
+// mark, one atomic load.
 
 extension EntryBase {
-    /// Marks the entry as being configured by `configurer`. Before it is published, under the container's lock.
-    func beginConfiguring(by configurer: Configurer) {
-        c_inject_store_release(cells + Cell.configuringTask, configurer.task)
-        c_inject_store_release(cells + Cell.configuringThread, configurer.thread)
+    /// Marks the entry as being configured by the calling thread. Before it is published.
+    func beginConfiguring() {
+        c_inject_store_release(cells + Cell.configuringThread, ResolutionContext.currentPointer)
     }
 
-    /// Ends the configuration: every thread sees the entry from now on. The entry it replaced is dropped now, not at
-    /// `register`, since other threads resolved it until this moment.
+    /// Ends the configuration, and its forwards': every thread sees them from now on. The entry it replaced is
+    /// dropped now, not at `register`, since other threads resolved it until this moment.
+    @usableFromInline
     func endConfiguring() {
         c_inject_store_release(cells + Cell.configuringThread, nil)
-        c_inject_store_release(cells + Cell.configuringTask, nil)
+        if c_inject_load_acquire(cells + Cell.forwards) != nil {
+            for forward in takeForwards() {
+                forward.endConfiguring()
+            }
+        }
         previous?.dropCachedInstance()
     }
 
@@ -53,17 +38,11 @@ extension EntryBase {
     }
 
     /// Whether a resolve on the thread whose context is `thread` sees this entry: its chain has ended, or that
-    /// thread (or the current task) is the one making it.
+    /// thread is the one making it.
     @inline(__always)
     func isVisible(to thread: UnsafeMutableRawPointer) -> Bool {
         guard let configuring = c_inject_load_acquire(cells + Cell.configuringThread) else { return true }
-        return configuring == thread || isVisibleToCurrentTask()
-    }
-
-    @inline(never)
-    private func isVisibleToCurrentTask() -> Bool {
-        guard let task = Configurer.currentTask else { return false }
-        return c_inject_load_acquire(cells + Cell.configuringTask) == task
+        return configuring == thread
     }
 
     /// This entry if `thread` sees it, else the newest entry it replaced in the same container that `thread` sees.

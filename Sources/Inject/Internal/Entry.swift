@@ -27,6 +27,11 @@ final class ArgumentBox: @unchecked Sendable {
     }
 }
 
+/// The `implements` forwards of a registration chain that is still open. Only the configuring thread touches it.
+final class ForwardList {
+    var entries: [EntryBase] = []
+}
+
 /// An `onRelease` closure, boxed for an atomic cell.
 final class ReleaseBox<T> {
     let body: @Sendable (T) -> Void
@@ -60,7 +65,7 @@ final class PropertiesBox<T> {
 @usableFromInline
 class EntryBase: @unchecked Sendable {
     // @unchecked: every stored property is a `let`, the factory closures are `@Sendable`, and the cells are only
-    // read and written atomically.
+    // read and written atomically (the forward list in one of them only by the thread configuring the entry).
     let key: Key
     let serviceType: Any.Type
     let name: DIContainer.Name?
@@ -115,22 +120,55 @@ class EntryBase: @unchecked Sendable {
         static let scopedMark = 6
         /// While the registration chain is open: the configuring thread's context (see `Entry+Configuring.swift`).
         static let configuringThread = 7
-        /// While the registration chain is open: the configuring task, if any.
-        static let configuringTask = 8
         /// The ``ReleaseBox``, retained.
-        static let release = 9
+        static let release = 8
         /// Non-null once ``Registration/eager()`` was called (a mark, not a pointer).
-        static let eager = 10
-        static let count = 11
+        static let eager = 9
+        /// The entry this one replaced in the same container, unretained (see ``previous``).
+        static let previous = 10
+        /// The registration order, as the bits of a pointer (see ``order``).
+        static let order = 11
+        /// The ``ForwardList``, retained, while the chain that published forwards is open.
+        static let forwards = 12
+        static let count = 13
     }
 
     /// The entry this one replaced in the same container, if any: what other threads resolve while this one's
     /// registration chain is open. Written once, under the container's lock, before the entry is published; the
-    /// container keeps every entry it published alive.
-    unowned(unsafe) var previous: EntryBase?
+    /// container keeps every entry it published alive, so the reference is unretained. In a cell, not a stored
+    /// `var`, so that reading it costs no exclusivity check.
+    var previous: EntryBase? {
+        get {
+            c_inject_load_acquire(cells + Cell.previous).map {
+                Unmanaged<EntryBase>.fromOpaque($0).takeUnretainedValue()
+            }
+        }
+        set { c_inject_store_release(cells + Cell.previous, newValue.map { Unmanaged.passUnretained($0).toOpaque() }) }
+    }
+
     /// Where the registration comes in its container's registration order: the first registration of its key, so
     /// that a re-registration keeps its place. Written once, under the container's lock, before it is published.
-    var order = 0
+    var order: Int {
+        get { Int(bitPattern: c_inject_load_acquire(cells + Cell.order)) }
+        set { c_inject_store_release(cells + Cell.order, UnsafeMutableRawPointer(bitPattern: newValue)) }
+    }
+
+    /// Adds an `implements` forward that its registration chain published, which ends its configuration with it.
+    /// Only the configuring thread calls it, while the chain is open.
+    func addForward(_ forward: EntryBase) {
+        let list =
+            (cells + Cell.forwards).loadObject(as: ForwardList.self)
+            ?? (cells + Cell.forwards).publishOnce(ForwardList())
+        list.entries.append(forward)
+    }
+
+    /// Takes the forwards ``addForward(_:)`` added.
+    func takeForwards() -> [EntryBase] {
+        guard let list = (cells + Cell.forwards).loadObject(as: ForwardList.self) else { return [] }
+        let forwards = list.entries
+        list.entries = []
+        return forwards
+    }
 
     init(
         key: Key,
@@ -169,6 +207,7 @@ class EntryBase: @unchecked Sendable {
         (cells + Cell.properties).releaseObject()
         (cells + Cell.sample).releaseObject()
         (cells + Cell.release).releaseObject()
+        (cells + Cell.forwards).releaseObject()
         ReferenceCells.free(cells, count: Cell.count)
     }
 
