@@ -15,7 +15,8 @@ import CInjectShims
 /// A child container (``makeChild()``) sees every registration of its parents and can shadow them; a parent never
 /// sees a child's. Use children for sessions, requests and screens.
 ///
-/// > Important: Every method is safe to call from any thread at any time, registration included. No
+/// > Important: Every method is safe to call from any thread at any time, registration included (another thread
+/// > sees a registration whole, with every option of its chain, or not yet: see ``Registration``). No
 /// > container-wide lock is held while a factory runs, so different services build in parallel and a factory may
 /// > block on work that resolves other services on other threads. Each shared instance (``Scope/singleton``,
 /// > ``Scope/cached``, ``Scope/weak``, ``Scope/scoped``, ``Scope/custom(_:)``) is built exactly once, even when

@@ -6,10 +6,15 @@
 ///     .implements(APIClient.self)
 /// ```
 ///
-/// Set options right after registering, before the service is first resolved: each takes effect atomically, and
-/// changing the scope of a service whose shared instance was already asked for traps (it would be ignored). An
-/// option on a registration that a later `register` of the same type and name has replaced changes nothing that
-/// resolves. On a sealed container an option traps, like `register`.
+/// Chain the options on the `register` call. Other threads see a registration whole: until the `Registration` is
+/// released (at the end of the statement that chains its options) they resolve what was there before, the
+/// registration it replaces or a parent's, so none of them ever sees it with only some of its options. The thread
+/// that registers sees it at once. So do not keep a `Registration` in a variable while other threads resolve: they
+/// do not see it until it is released.
+///
+/// > Important: Changing the scope of a service whose shared instance was already asked for traps (it would be
+/// > ignored). An option on a registration that a later `register` of the same type and name has replaced changes
+/// > nothing that resolves. On a sealed container an option traps, like `register`.
 public final class Registration<T> {
     @usableFromInline let container: DIContainer
     @usableFromInline let entry: Entry<T>

@@ -108,21 +108,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     /// - Throws: What `build` throws, ``Failure/recursion``, or ``Parking/Deadlock``.
     func instance(thread: ObjectIdentifier, build: () throws -> T) throws -> T {
         while true {
-            let step: Step = state.withLock { state in
-                if let value = state.current(holdsWeakly) {
-                    return .ready(value)
-                }
-                if let builder = state.builder {
-                    if builder == thread {
-                        return .recursion
-                    }
-                    state.waiters += 1
-                    return .wait
-                }
-                state.builder = thread
-                return .build(generation: state.generation)
-            }
-            switch step {
+            switch nextStep(for: thread, countingWaiter: true) {
             case .ready(let value):
                 return value
             case .recursion:
@@ -141,6 +127,27 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 finish(value, generation: generation)
                 return value
             }
+        }
+    }
+
+    /// What `builder` does next, decided under the lock: take the instance, become the builder, or wait (counted
+    /// for ``Parking``'s wake-up when `countingWaiter`).
+    private func nextStep(for builder: ObjectIdentifier, countingWaiter: Bool) -> Step {
+        state.withLock { state in
+            if let value = state.current(holdsWeakly) {
+                return .ready(value)
+            }
+            if let current = state.builder {
+                if current == builder {
+                    return .recursion
+                }
+                if countingWaiter {
+                    state.waiters += 1
+                }
+                return .wait
+            }
+            state.builder = builder
+            return .build(generation: state.generation)
         }
     }
 
@@ -167,17 +174,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         build: () async throws -> T
     ) async throws -> T {
         while true {
-            let step: Step = state.withLock { state in
-                if let value = state.current(holdsWeakly) {
-                    return .ready(value)
-                }
-                if let current = state.builder {
-                    return current == builder ? .recursion : .wait
-                }
-                state.builder = builder
-                return .build(generation: state.generation)
-            }
-            switch step {
+            switch nextStep(for: builder, countingWaiter: false) {
             case .ready(let value):
                 return value
             case .recursion:
