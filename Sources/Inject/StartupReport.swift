@@ -33,11 +33,12 @@ public struct StartupReport: CustomStringConvertible, Sendable {
 
     /// The summary line, the critical path, the slowest builds, then every failure.
     public var description: String {
-        let times = String(format1(speedUp))
+        // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
+        let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster" : "no faster, too little to build in parallel"
         var lines = [
             """
             warm-up: \(ValidationReport.count(builds.count, "build")) in \(Describe.milliseconds(wallSeconds)); one \
-            by one they take \(Describe.milliseconds(serialSeconds)): \(times)x faster
+            by one they take \(Describe.milliseconds(serialSeconds)): \(gain)
             """
         ]
         if !criticalPath.isEmpty {

@@ -156,7 +156,7 @@ extension AsyncResolution {
             }
         } catch let deadlock as Parking.Deadlock {
             throw ResolutionContext.seeded(from: parent, in: self) {
-                $0.crossThreadCycle(deadlock.chain, waitingFor: entry)
+                $0.crossThreadCycle(deadlock.chain, waitingFor: entry, acrossTasks: true)
             }
         } catch InstanceSlot<T>.Failure.recursion {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }

@@ -155,18 +155,20 @@ extension ResolutionContext {
         )
     }
 
-    func crossThreadCycle(_ chain: [String], waitingFor entry: EntryBase) -> ResolutionError {
+    /// Two first builds that wait for each other on two threads (or, `acrossTasks`, in two tasks).
+    func crossThreadCycle(_ chain: [String], waitingFor entry: EntryBase, acrossTasks: Bool = false) -> ResolutionError {
         let building = frames.last.map { "building \($0.entry.label), " } ?? ""
         let waits = chain.dropFirst().map { "waits for \($0)" }.joined(separator: ", which ")
         let asker = self.asker
+        let (across, this) = acrossTasks ? ("tasks", "task") : ("threads", "thread")
         return ResolutionError(
             kind: .cycle,
             service: entry.label,
             path: path(then: entry.label),
             registration: asker.location,
             headline: """
-                dependency cycle across threads: this thread, \(building)waits for \(chain[0]), whose builder \
-                \(waits), which this thread is building.
+                dependency cycle across \(across): this \(this), \(building)waits for \(chain[0]), whose builder \
+                \(waits), which this \(this) is building.
                 """,
             details: asker.details,
             fix: """
