@@ -156,7 +156,8 @@ extension ResolutionContext {
     }
 
     /// Two first builds that wait for each other on two threads (or, `acrossTasks`, in two tasks).
-    func crossThreadCycle(_ chain: [String], waitingFor entry: EntryBase, acrossTasks: Bool = false) -> ResolutionError {
+    func crossThreadCycle(_ chain: [String], waitingFor entry: EntryBase, acrossTasks: Bool = false) -> ResolutionError
+    {
         let building = frames.last.map { "building \($0.entry.label), " } ?? ""
         let waits = chain.dropFirst().map { "waits for \($0)" }.joined(separator: ", which ")
         let asker = self.asker
