@@ -1,6 +1,7 @@
 extension DIContainer {
     /// Builds every ``Registration/eager()`` registration of this container and its parents that is not built yet,
-    /// in parallel, and reports what start-up cost.
+    /// in parallel, and reports what start-up cost. Under test overrides, an eager registration of the overrides
+    /// is built instead of the one it shadows, as a resolve would use it.
     ///
     /// ```swift
     /// @main struct NotesApp: App {
@@ -30,13 +31,11 @@ extension DIContainer {
         let overlay = Overlay.active()
         var failures: [ResolutionError] = []
         var eager: [(entry: EntryBase, owner: DIContainer)] = []
-        for container in lineage {
-            for entry in container.visibleEntries where entry.isEager && !entry.isForward {
-                if let problem = Self.eagerProblem(entry) {
-                    failures.append(problem)
-                } else if overlay != nil || !entry.isBuilt(in: self) {
-                    eager.append((entry, container))
-                }
+        for (entry, owner) in eagerRegistrations(under: overlay) {
+            if let problem = Self.eagerProblem(entry) {
+                failures.append(problem)
+            } else if overlay != nil || !entry.isBuilt(in: self) {
+                eager.append((entry, owner))
             }
         }
         let firstWave = await build(eager.map { EagerBuild(entry: $0.entry, owner: $0.owner) }, overlay, recorder)
@@ -49,6 +48,34 @@ extension DIContainer {
         let report = recorder.report(failures: failures)
         guard failures.isEmpty else { throw StartupError(report: report) }
         return report
+    }
+
+    /// The eager registrations a resolve through this container would use, with the containers that own them: a
+    /// test override's first (owned by its target, as for a resolve), then this container's and its parents', each
+    /// unless an override shadows its key.
+    private func eagerRegistrations(under overlay: Overlay?) -> [(EntryBase, DIContainer)] {
+        var result: [(EntryBase, DIContainer)] = []
+        var overridden: Set<Key> = []
+        var layer = overlay
+        while let current = layer {
+            if let registry = current.registry, current.applies(to: self) {
+                for entry in registry.visibleEntries where !overridden.contains(entry.key) {
+                    overridden.insert(entry.key)
+                    if entry.isEager && !entry.isForward {
+                        result.append((entry, current.target ?? self))
+                    }
+                }
+            }
+            layer = current.outer
+        }
+        for container in lineage {
+            for entry in container.visibleEntries where entry.isEager && !entry.isForward {
+                if !overridden.contains(entry.key) {
+                    result.append((entry, container))
+                }
+            }
+        }
+        return result
     }
 
     /// Builds `builds` concurrently, each as a top-level async resolve of its own; returns the failures.

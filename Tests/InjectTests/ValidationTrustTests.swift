@@ -259,7 +259,10 @@ struct ValidationTrustTests {
         let captive = try onlyProblem(ofKind: .captiveDependency, in: report)
         #expect(captive.location == registeredAt(bridgeLine))
         #expect(captive.message.contains("CartBridge (.singleton) holds Cart (.scoped)"), "\(captive)")
-        #expect(captive.description.contains("when the child scope that made Cart ends"), "\(captive)")
+        #expect(
+            captive.description.contains("Cart is .scoped, one per child scope, but CartBridge is application-wide"),
+            "\(captive)"
+        )
     }
 
     @Test func aSingletonHoldingAServiceOfAChildScopeThroughAWrapperIsCaptive() throws {

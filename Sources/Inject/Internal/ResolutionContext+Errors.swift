@@ -149,8 +149,9 @@ extension ResolutionContext {
             headline: "dependency cycle: \(loop.joined(separator: " -> ")).",
             details: asker.details,
             fix: """
-                break the cycle: let one side get the other after it is built, with @LazyInjected or a \
-                resolveProperties closure in .graph scope, instead of in its factory.
+                break the cycle: let one side hold the other with @LazyInjected, or get the other in \
+                resolveProperties instead of its factory on every side of the cycle (a factory that asks, through \
+                the cycle, for an instance whose own factory is still running always fails).
                 """
         )
     }

@@ -66,9 +66,15 @@ extension ProblemCollector {
             return endsWithAChild
                 ? "when the child scope that holds \(held.label) ends, \(holder.label) still holds it" : nil
         case .scoped:
-            let applicationWide = heldContainer === holderContainer && holderContainer.parent == nil
-            return endsWithAChild || applicationWide
-                ? "when the child scope that made \(held.label) ends, \(holder.label) still holds it" : nil
+            if endsWithAChild {
+                return "when the child scope that made \(held.label) ends, \(holder.label) still holds it"
+            }
+            guard heldContainer === holderContainer, holderContainer.parent == nil else { return nil }
+            return """
+                \(held.label) is .scoped, one per child scope, but \(holder.label) is application-wide: it holds the \
+                root container's own \(held.label), which no child scope shares, and a reset(.scoped) of the root \
+                leaves it with a stale one
+                """
         case .cached, .custom:
             if endsWithAChild {
                 return "when the child scope that holds \(held.label) ends, \(holder.label) still holds it"
