@@ -39,6 +39,22 @@ struct GraphRenderingTests {
         #expect(svg.contains("missing: Double"))
     }
 
+    @Test func theValidationGuideShowsTheDemosCurrentGraphInBothRenderings() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let guide = try String(contentsOf: root.appendingPathComponent("Docs/Validation.md"), encoding: .utf8)
+        let report = await makeSession(for: "validation", in: Self.demoApp).validationReportAsync()
+
+        #expect(
+            guide.contains("```text\n" + report.dot() + "```"),
+            "Docs/Validation.md's dot() sample is stale: paste `swift run inject-demo --graph dot` into it"
+        )
+        #expect(
+            guide.contains("```mermaid\n" + report.mermaid() + "```") || !guide.contains("```mermaid\nflowchart"),
+            "Docs/Validation.md's mermaid() sample is stale: paste `swift run inject-demo --graph mermaid` into it"
+        )
+    }
+
     @Test func readmeShowsTheDemosCurrentGraph() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
