@@ -104,8 +104,8 @@ public final class DIContainer: @unchecked Sendable {
         return table._withUnsafeGuaranteedRef { $0.findUnretained(key) }
     }
 
-    /// Stops this container from taking registrations: a later ``register(_:name:file:line:factory:)-(_,_,_,_,(DIResolver)->T)``
-    /// or registration option traps with a message that says the container was sealed.
+    /// Stops this container from taking registrations: a later `register` call or registration option traps with a
+    /// message that says the container was sealed.
     ///
     /// Seal the root after the composition root has run, so that no code path changes the wiring later. Children
     /// of a sealed container are not sealed.

@@ -1,6 +1,6 @@
 /// Why a service could not be resolved, in words that say how to fix it.
 ///
-/// ``DIContainer/resolveThrowing(_:name:)`` and ``DIResolver`` throw it. ``DIContainer/resolve(_:name:)`` and the
+/// ``DIContainer/resolveThrowing(_:name:)`` and ``DIResolver`` throw it. ``DIContainer/resolve(_:name:file:line:)`` and the
 /// property wrappers, which cannot throw, trap with its ``description``. Every description names the type and name
 /// asked for, the path that led there, the `file:line` of the registration whose factory asked, and a fix:
 ///
