@@ -150,16 +150,20 @@ extension DIContainer {
 
     /// One validation run: its throwaway overlay and recorder, the registrations to build, and the problems found.
     private struct Validation {
-        let recorder = ValidationRecorder()
+        let recorder: ValidationRecorder
         let overlay: Overlay
         let registrations: [(DIContainer, EntryBase)]
+        /// The validated container and its ancestors.
+        let containers: [DIContainer]
         var problems: ProblemCollector
         var checkedCount = 0
         private let onMainActor = MainActorFactory.isOnMainActor
 
         init(of container: DIContainer, buildsAsync: Bool) {
+            recorder = ValidationRecorder(buildsAsync: buildsAsync)
             overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)
             registrations = container.registrationsToValidate()
+            containers = Array(container.lineage)
             problems = ProblemCollector()
             problems.buildsAsync = buildsAsync
         }
@@ -188,10 +192,11 @@ extension DIContainer {
         /// The report: what the builds found, then what the recorded edges show.
         mutating func report() -> ValidationReport {
             let seen = recorder.snapshot
-            problems.addWrapperFailures(in: seen)
+            problems.addKeptFailures(in: seen)
             problems.addCyclesByEntryPoint(in: seen)
             problems.addCaptiveDependencies(in: seen)
             problems.addWeakValueTypes(in: seen)
+            problems.addReplacedRegistrations(in: containers)
             problems.addSlowFactories(in: seen)
             return ValidationReport(
                 problems: problems.sorted,

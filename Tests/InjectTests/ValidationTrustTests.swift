@@ -389,3 +389,56 @@ struct ValidationTrustTests {
         #expect(!report.description.contains("slowest registrations"), "\(report)")
     }
 }
+
+struct ValidationQuietnessTests {
+    @Test func validationRunsNoOnReleaseForGraphOrTransientInstances() {
+        let container = DIContainer()
+        let released = Counter()
+        container.register(Widget.self) { Widget() }.onRelease { _ in released.increment() }
+        container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+            .scope(.transient)
+            .onRelease { _ in released.increment() }
+        container.register(Point.self) { Point(x: 1, y: 1) }.scope(.cached).onRelease { _ in released.increment() }
+
+        _ = container.validationReport()
+
+        #expect(released.value == 1, "only the .cached instance validation built is released when it ends")
+    }
+
+    @Test func aRegistrationReplacedFromAnotherPlaceInTheSameContainerIsAWarning() throws {
+        let container = DIContainer()
+        let firstLine = #line + 1
+        container.register(Widget.self) { Widget(serial: 1) }
+        let secondLine = #line + 1
+        container.register(Widget.self) { Widget(serial: 2) }
+        for _ in 0..<2 {
+            container.register(Gadget.self) { Gadget(widget: Widget()) }  // the same code twice: not flagged
+        }
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .invalidRegistration, in: report)
+        #expect(warning.severity == .warning)
+        #expect(warning.location == registeredAt(secondLine))
+        #expect(
+            warning.message.contains(
+                "Widget is registered twice in the same container: at \(registeredAt(firstLine)), then at \(registeredAt(secondLine))"
+            ),
+            "\(warning)"
+        )
+        #expect(report.isValid)
+    }
+
+    @Test func anAsyncFactoryThatAwaitsIsNotASlowFactory() async throws {
+        let container = DIContainer()
+        container.register(Widget.self) { _ in
+            try await Task.sleep(nanoseconds: 80_000_000)
+            return Widget()
+        }
+        .scope(.singleton)
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.problems.isEmpty, "\(report)")
+    }
+}

@@ -259,8 +259,9 @@ struct AsyncValidationTests {
             return Database()
         }
         .scope(.singleton)
+        .eager()
         container.register(HomeFeed.self) { r in
-            _ = try r.resolve(Database.self)  // synchronous: the async singleton is built first
+            _ = try r.resolve(Database.self)  // synchronous: fine, warmUp() builds the eager singleton first
             _ = try r.resolve(Config.self)  // missing
             return HomeFeed()
         }
@@ -276,6 +277,62 @@ struct AsyncValidationTests {
         let graph = DrawnGraph(dot: report.dot())
         #expect(graph.edge(from: graph.node("HomeFeed"), to: graph.node("Database")) != nil, "\(report.dot())")
         await #expect(throws: ValidationError.self) { try await container.validateAsync() }
+    }
+
+    @Test func aSynchronousReadOfAnAsyncSingletonNothingBuildsFirstIsAnError() async throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(.singleton)
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)
+            return HomeFeed()
+        }
+        .scope(.singleton)
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(
+            error.message.contains("Database, registered at \(registeredAt(line)), is read synchronously"),
+            "\(error)"
+        )
+        #expect(error.message.contains("it is not .eager(), so warmUp() does not build it"), "\(error)")
+        #expect(error.description.contains("fix: mark its registration .eager()"), "\(error)")
+        let syncWarning = try #require(
+            container.validationReport().warnings.first {
+                $0.message.contains("HomeFeed") || $0.message.contains("Database")
+            }
+        )
+        #expect(syncWarning.description.contains("validateAsync()"), "\(syncWarning)")
+    }
+
+    @Test func aSynchronousReadAfterAnAsyncResolveInTheSameResolutionIsValid() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(.singleton)
+        container.register(FeatureFlags.self) { r in
+            _ = try r.resolve(Database.self)  // built by the async resolve below, in the same resolution
+            return FeatureFlags()
+        }
+        container.register(HomeFeed.self) { r in
+            _ = try await r.resolveAsync(Database.self)
+            _ = try r.resolve(FeatureFlags.self)
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        // Resolving HomeFeed works; resolving FeatureFlags on its own would not, and that alone is reported.
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(report.errors.count == 1, "\(report)")
+        #expect(error.description.contains("path: FeatureFlags -> Database"), "\(error)")
     }
 
     @Test func anAsyncCycleClosedOnOneSideIsJudgedForEveryEntryPoint() async throws {

@@ -53,12 +53,18 @@ extension AsyncResolution {
         _ argument: ArgumentBox?,
         parent: AsyncFrame?
     ) async throws -> T {
-        guard let parent, timesBuilds else {
-            return try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+        let value: T
+        if let parent, timesBuilds {
+            let start = monotonicNanoseconds()
+            defer { parent.addNested(monotonicNanoseconds() &- start) }
+            value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+        } else {
+            value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
         }
-        let start = monotonicNanoseconds()
-        defer { parent.addNested(monotonicNanoseconds() &- start) }
-        return try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+        if entry.isAsync, overlay?.recorder != nil {
+            noteResolved(entry)
+        }
+        return value
     }
 
     private func untimedInstance<T>(

@@ -24,6 +24,9 @@ final class AsyncResolution: @unchecked Sendable {
 
     private let graph = Locked<[ResolutionContext.GraphKey: AnyObject]>([:])
     private let events = Locked<[(event: BuildEvent, home: DIContainer)]>([])
+    /// Under validation: the async registrations this resolution resolved, which a synchronous read in the same
+    /// resolution may then find built, as it would at run time.
+    private let resolvedAsync = Locked<Set<ObjectIdentifier>>([])
 
     init(overlay: Overlay?, top: DIContainer, startup: StartupRecorder? = nil) {
         self.overlay = overlay
@@ -55,6 +58,16 @@ final class AsyncResolution: @unchecked Sendable {
             graph[key] = cache
             return cache
         }
+    }
+
+    /// Under validation, notes that this resolution resolved the async registration `entry`.
+    func noteResolved(_ entry: EntryBase) {
+        resolvedAsync.withLock { _ = $0.insert(ObjectIdentifier(entry)) }
+    }
+
+    /// Whether this resolution resolved the async registration `entry` (recorded under validation only).
+    func hasResolved(_ entry: EntryBase) -> Bool {
+        resolvedAsync.withLock { $0.contains(ObjectIdentifier(entry)) }
     }
 
     /// A build finished: an event for the observers, and a record for `warmUp()`'s report.

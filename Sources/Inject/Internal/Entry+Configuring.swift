@@ -84,6 +84,26 @@ extension DIContainer {
         table.entries().compactMap { $0.visible(to: thread) }
     }
 
+    /// Registrations of this container that a later registration of the same key, made elsewhere in the code,
+    /// replaced, each with the one in use now: for `validate()`'s warning. The same code run twice (a module
+    /// installed twice) is not listed.
+    var replacedRegistrations: [(replaced: EntryBase, by: EntryBase)] {
+        let thread = ResolutionContext.currentPointer
+        let all = state.withLock { $0.entries }
+        var current: [Key: EntryBase] = [:]
+        for entry in table.entries() {
+            current[entry.key] = entry.visible(to: thread)
+        }
+        var seen: Set<String> = []
+        return all.compactMap { entry in
+            guard let used = current[entry.key], used !== entry, entry.location != used.location, !entry.isForward,
+                !entry.isConfiguring,
+                seen.insert("\(entry.location)|\(used.location)").inserted
+            else { return nil }
+            return (entry, used)
+        }
+    }
+
     /// Registrations of this container whose chains another thread has not ended, under `key`: for the message
     /// that says why a registration made elsewhere is not seen yet.
     func hiddenEntry(_ key: Key, from thread: UnsafeMutableRawPointer) -> EntryBase? {

@@ -395,14 +395,17 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         _ = (cells + Cell.release).replaceObject(with: ReleaseBox(combined, previous: previous), as: ReleaseBox<T>.self)
     }
 
-    /// Makes a slot for one shared instance of this registration, under the scope whose code is `code`.
+    /// Makes a slot for one shared instance of this registration, under the scope whose code is `code`. `onRelease`
+    /// goes with it only for a caching scope: a `.graph` or `.transient` slot (validation's memo, an async
+    /// resolution's graph instance) never releases anything, as those scopes never do.
     func makeSlot(_ code: Int, publishTo: ReferenceCell? = nil) -> InstanceSlot<T> {
-        InstanceSlot<T>(
+        let storage = Scope.storage(ofCode: code)
+        return InstanceSlot<T>(
             service: serviceType,
             name: name,
             holdsWeakly: code == Scope.Code.weak,
             publishTo: publishTo,
-            onRelease: releaseBody
+            onRelease: storage == .registration || storage == .resolvingContainer ? releaseBody : nil
         )
     }
 

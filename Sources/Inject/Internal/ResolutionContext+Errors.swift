@@ -196,31 +196,71 @@ extension ResolutionContext {
         )
     }
 
-    func notBuiltYet(_ entry: EntryBase, code: Int) -> ResolutionError {
+    /// Why a synchronous request for an async registration got no instance.
+    enum NotBuiltReason {
+        /// It is not built yet.
+        case notBuilt
+        /// `validate()` does not run async factories, so it could not check the request.
+        case syncValidation
+        /// Under `validateAsync()`: nothing builds it before the synchronous read at run time, since it is not
+        /// eager and no async resolve in the same resolution asked for it first.
+        case notEager
+    }
+
+    func notBuiltYet(_ entry: EntryBase, code: Int, because reason: NotBuiltReason) -> ResolutionError {
         let asker = self.asker
         let caches = Scope.storage(ofCode: code) == .registration || Scope.storage(ofCode: code) == .resolvingContainer
         let type = Describe.type(entry.serviceType)
-        let fix =
-            caches
-            ? """
-            resolve it with try await resolveAsync(\(type).self) (or r.resolveAsync in a factory) before anything \
-            resolves it synchronously, or mark its registration .eager() and call try await warmUp() at start-up.
-            """
-            : """
-            resolve it with try await resolveAsync(\(type).self), or r.resolveAsync in an async factory: a \
-            \(Scope(code: code)) async registration is built anew on each resolve, so only an async resolve can \
-            build it.
-            """
+        let headline: String
+        let fix: String
+        switch reason {
+        case .syncValidation:
+            headline = """
+                \(entry.label), registered at \(entry.location), has an async factory, which validate() does not \
+                run, so this synchronous request for it was not checked.
+                """
+            fix = "call try await validateAsync() instead of validate() to check it."
+        case .notEager where caches:
+            headline = """
+                \(entry.label), registered at \(entry.location), is read synchronously, but it has an async factory \
+                and nothing builds it first: it is not .eager(), so warmUp() does not build it.
+                """
+            fix = """
+                mark its registration .eager() and call try await warmUp() at start-up, or read it with \
+                try await r.resolveAsync(\(type).self) in an async factory.
+                """
+        case .notBuilt, .notEager:
+            headline = """
+                \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
+                synchronous resolve cannot return it.
+                """
+            fix =
+                caches
+                ? """
+                resolve it with try await resolveAsync(\(type).self) (or r.resolveAsync in a factory) before anything \
+                resolves it synchronously, or mark its registration .eager() and call try await warmUp() at start-up.
+                """
+                : """
+                resolve it with try await resolveAsync(\(type).self), or r.resolveAsync in an async factory: a \
+                \(Scope(code: code)) async registration is built anew on each resolve, so only an async resolve can \
+                build it.
+                """
+        }
+        var path = path(then: entry.label)
+        var details = asker.details
+        if reason == .notEager, path.count > 2 {
+            // The read fails when the asker is resolved first: that is the path that matters, not the one
+            // validation happened to reach it by.
+            details.append("reached here through: \(path.dropLast().joined(separator: " -> "))")
+            path = Array(path.suffix(2))
+        }
         return ResolutionError(
             kind: .notBuiltYet,
             service: entry.label,
-            path: path(then: entry.label),
+            path: path,
             registration: asker.location,
-            headline: """
-                \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
-                synchronous resolve cannot return it.
-                """,
-            details: asker.details,
+            headline: headline,
+            details: details,
             fix: fix
         )
     }

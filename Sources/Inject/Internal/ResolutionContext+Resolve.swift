@@ -234,6 +234,21 @@ extension ResolutionContext {
         _ code: Int,
         _ argument: ArgumentBox?
     ) throws -> T {
+        var reported: ResolutionError?
+        if let recorder = overlay?.recorder {
+            // Under validation, judge what run time would give, for every entry point: a synchronous read of an
+            // async registration works only if something builds it first: warmUp() (it is eager), or the async
+            // factory that reads it, which resolved it with resolveAsync earlier in the same resolution. A
+            // synchronous factory that reads it fails when it is resolved first, whoever else built it before.
+            guard recorder.buildsAsync else { throw notBuiltYet(entry, code: code, because: .syncValidation) }
+            let askerResolvedIt = frames.last?.entry.isAsync == true && asyncResolution?.hasResolved(entry) == true
+            if !entry.isEager, !askerResolvedIt {
+                // Reported, and validation goes on with the instance this validation built, if there is one.
+                let error = notBuiltYet(entry, code: code, because: .notEager)
+                recorder.recordFailure(error)
+                reported = error
+            }
+        }
         let slot: InstanceSlot<T>?
         switch Scope.storage(ofCode: code) {
         case .none, .graph:
@@ -253,7 +268,7 @@ extension ResolutionContext {
         if let value = slot?.current {
             return value
         }
-        throw notBuiltYet(entry, code: code)
+        throw reported ?? notBuiltYet(entry, code: code, because: .notBuilt)
     }
 
     /// Where `entry`, built in `home`, is on the stack, innermost first.

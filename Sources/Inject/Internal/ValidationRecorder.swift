@@ -70,8 +70,9 @@ final class ValidationRecorder: @unchecked Sendable {
         var missing: [String] = []
         /// The roots of `validate(building:)`, by index: the type each built, once it returned.
         var roots: [String] = []
-        /// Failures property wrappers kept instead of trapping, each naming the property.
-        var wrapperFailures: [ResolutionError] = []
+        /// Failures recorded instead of thrown, so that validation goes on: property wrappers' (each naming the
+        /// property), and synchronous reads of async registrations that nothing builds first.
+        var keptFailures: [ResolutionError] = []
         /// `.weak` registrations whose factory made a value type, with that type.
         var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
         /// Lazy wrappers' dependencies not checked yet.
@@ -80,6 +81,12 @@ final class ValidationRecorder: @unchecked Sendable {
     }
 
     private let state = Locked(State())
+    /// Whether this validation runs async factories (`validateAsync()`).
+    let buildsAsync: Bool
+
+    init(buildsAsync: Bool) {
+        self.buildsAsync = buildsAsync
+    }
 
     /// `source` (or a top-level request, when `nil`) asked for `entry`, which was then built in `home`.
     func record(from source: Source?, to entry: EntryBase, home: DIContainer, kind: EdgeKind) {
@@ -124,9 +131,10 @@ final class ValidationRecorder: @unchecked Sendable {
         }
     }
 
-    /// A property wrapper could not resolve its service and kept the failure, so that validation goes on.
-    func recordWrapperFailure(_ error: ResolutionError) {
-        state.withLock { $0.wrapperFailures.append(error) }
+    /// A failure kept instead of thrown, so that validation goes on: a property wrapper that could not resolve its
+    /// service, or a synchronous read of an async registration that nothing builds first.
+    func recordFailure(_ error: ResolutionError) {
+        state.withLock { $0.keptFailures.append(error) }
     }
 
     /// A lazy wrapper was made: check its dependency once the current build is done.

@@ -52,7 +52,7 @@ enum WrapperResolution {
         guard let recorder = activeRecorder else {
             fatalError(named.description, file: site.file, line: site.line)
         }
-        recorder.recordWrapperFailure(named)
+        recorder.recordFailure(named)
         return WrapperFailure(error: named, site: site)
     }
 

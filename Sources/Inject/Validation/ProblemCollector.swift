@@ -37,10 +37,10 @@ struct ProblemCollector {
         add(error, at: entry.location)
     }
 
-    /// The failures property wrappers kept instead of trapping, each reported at the property's declaration when
-    /// the property's own request failed.
-    mutating func addWrapperFailures(in seen: ValidationRecorder.State) {
-        for error in seen.wrapperFailures {
+    /// The failures recorded instead of thrown: property wrappers' (reported at the property's declaration when the
+    /// property's own request failed), and synchronous reads of async registrations nothing builds first.
+    mutating func addKeptFailures(in seen: ValidationRecorder.State) {
+        for error in seen.keptFailures {
             add(error, at: error.registration ?? "")
         }
     }
@@ -124,6 +124,34 @@ struct ProblemCollector {
         return nil
     }
 
+    /// Registrations replaced in the same container by a registration of the same type and name made elsewhere:
+    /// allowed (the later one wins), but across modules usually a mistake nothing else would show.
+    mutating func addReplacedRegistrations(in containers: [DIContainer]) {
+        for container in containers {
+            for (replaced, used) in container.replacedRegistrations {
+                add(
+                    ValidationProblem(
+                        severity: .warning,
+                        kind: .invalidRegistration,
+                        service: used.label,
+                        location: used.location,
+                        message: """
+                            \(used.label) is registered twice in the same container: at \(replaced.location), then at \
+                            \(used.location), which replaced it.
+                            """,
+                        details: [
+                            "only the registration at \(used.location) is resolved; the one at \(replaced.location) is not.",
+                            """
+                            fix: remove one of them, give one a name (register(\(Describe.type(used.serviceType)).self, \
+                            name: ...)), or make the replacement in a child container if it is meant to shadow the other.
+                            """,
+                        ]
+                    )
+                )
+            }
+        }
+    }
+
     /// `.weak` registrations of value types: they work, as `.transient`, which is probably not what was meant.
     mutating func addWeakValueTypes(in seen: ValidationRecorder.State) {
         for (entry, type) in seen.weakValueTypes {
@@ -149,9 +177,11 @@ struct ProblemCollector {
         }
     }
 
-    /// Factories whose own time was above ``slowFactoryNanoseconds``.
+    /// Synchronous factories whose own time was above ``slowFactoryNanoseconds``. An async factory's time includes
+    /// what it awaits (a disk, a network), which is why it is async: `warmUp()` builds those in parallel and its
+    /// report gives their times, so they are not flagged here.
     mutating func addSlowFactories(in seen: ValidationRecorder.State) {
-        for entry in seen.entries {
+        for entry in seen.entries where !entry.isAsync {
             guard let nanoseconds = seen.buildNanoseconds[ObjectIdentifier(entry)],
                 nanoseconds > Self.slowFactoryNanoseconds
             else { continue }
