@@ -45,3 +45,21 @@ extension DIContainer {
         return OverrideLayer(overlay: Overlay(target: self, registry: registry, outer: Overlay.active()))
     }
 }
+
+/// The test overrides active on the current task (or pushed process-wide), captured so that work the test hands to
+/// other threads can run under them: what InjectTesting's `stressTest` uses for its workers. `package` access: a
+/// test hook for InjectTesting, not public API.
+package struct ActiveOverrides: Sendable {
+    private let overlay: Overlay?
+
+    /// The overrides active here and now, if any.
+    package static var current: ActiveOverrides {
+        ActiveOverrides(overlay: Overlay.active())
+    }
+
+    /// Runs `body` under the captured overrides, on the calling thread.
+    package func run<Result>(_ body: () throws -> Result) rethrows -> Result {
+        guard let overlay else { return try body() }
+        return try overlay.activated(body)
+    }
+}

@@ -252,7 +252,7 @@ extension DIContainer {
             return .published
         }
         if outcome == .sealed {
-            sealedTrap(action(), at: entry.location)
+            sealedTrap(action(), at: entry)
         }
     }
 
@@ -263,20 +263,23 @@ extension DIContainer {
     }
 
     /// Traps when the container is sealed, for a registration option.
-    func checkNotSealed(for action: @autoclosure () -> String, at location: @autoclosure () -> String) {
+    func checkNotSealed(for action: @autoclosure () -> String, at entry: EntryBase) {
         if isSealed {
-            sealedTrap(action(), at: location())
+            sealedTrap(action(), at: entry)
         }
     }
 
-    private func sealedTrap(_ action: String, at location: String) -> Never {
+    /// Traps, at the registration's own `file:line`, for a registration or option on a sealed container.
+    private func sealedTrap(_ action: String, at entry: EntryBase) -> Never {
         fatalError(
             """
-            Inject: \(action) at \(location) on a sealed container.
+            Inject: \(action) at \(entry.location) on a sealed container.
               The container was sealed with seal(), so it takes no more registrations or options.
               fix: register everything before calling seal(), or register into a child container \
             (container.makeChild()).
-            """
+            """,
+            file: entry.file,
+            line: entry.line
         )
     }
 

@@ -172,8 +172,8 @@ extension DIContainer {
         return try resolveSlowly(T.self, key: key, name: name, argument: nil, found: found, caller)
     }
 
-    /// A resolve with an argument: an instance already cached for this argument value is a lookup, a load and the
-    /// argument cache's lock, with no boxing; anything else takes the slow path.
+    /// A resolve with an argument: a `.singleton` instance already built for this argument value is a lookup, a hash
+    /// and the published table's lock, with no boxing; anything else takes the slow path.
     @inline(__always)
     func resolveWithArgument<T, Argument>(
         _ type: T.Type,
@@ -184,11 +184,9 @@ extension DIContainer {
     ) throws -> T {
         let key = Key(T.self, name)
         if overlayFree, let found = lookup(key),
-            let cached: T = found.entry._withUnsafeGuaranteedRef({ entry in
-                unsafeDowncast(entry, to: Entry<T>.self).cachedInstance(for: argument)
-            })
+            let storage = found.entry._withUnsafeGuaranteedRef({ $0.publishedArgumentStorage(for: argument) })
         {
-            return cached
+            return storage.assumingMemoryBound(to: T.self).pointee
         }
         let box = ArgumentBox(value: argument, type: Argument.self)
         return try resolveSlowly(T.self, key: key, name: name, argument: box, found: nil, caller)

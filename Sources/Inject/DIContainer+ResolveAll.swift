@@ -9,7 +9,8 @@ extension DIContainer {
     ///
     /// A child's registration under a name (or unnamed) shadows its parents' under the same name, as it does for
     /// ``resolve(_:name:file:line:)``. The order: the root's registrations first, then each child's down to this
-    /// container, each container's in registration order (a re-registration keeps its place). Each element is
+    /// container, each container's in registration order (a re-registration keeps its place, and so does a test
+    /// override of a registration). Each element is
     /// built as its own registration's scope says, through the same path as `resolve`, in one resolution: test
     /// overrides, cycle detection and validation see it. Registrations that take a runtime argument are left out.
     ///
@@ -66,13 +67,22 @@ extension ResolutionContext {
             layers.append(layer)
             current = layer.outer
         }
+        // An override takes the place of the registration it shadows; one that shadows nothing comes last.
+        var places: [ObjectIdentifier: (level: Int, order: Int)] = [:]
         for (index, layer) in layers.reversed().enumerated() {
             guard let registry = layer.registry, layer.applies(to: container) else { continue }
             for entry in registry.table.entries() where entry.key.type == typeID && !entry.takesArgument {
-                winners[entry.key.name] = (entry, layer.target ?? container, ancestry.count + index)
+                let place: (level: Int, order: Int) =
+                    winners[entry.key.name].map { places[ObjectIdentifier($0.entry)] ?? ($0.level, $0.entry.order) }
+                    ?? (ancestry.count + index, entry.order)
+                winners[entry.key.name] = (entry, layer.target ?? container, place.level)
+                places[ObjectIdentifier(entry)] = place
             }
         }
-        let ordered = winners.values.sorted { ($0.level, $0.entry.order) < ($1.level, $1.entry.order) }
+        func place(_ winner: (entry: EntryBase, owner: DIContainer, level: Int)) -> (Int, Int) {
+            places[ObjectIdentifier(winner.entry)] ?? (winner.level, winner.entry.order)
+        }
+        let ordered = winners.values.sorted { place($0) < place($1) }
         return try ordered.map { winner in
             try instance(
                 of: unsafeDowncast(winner.entry, to: Entry<T>.self),

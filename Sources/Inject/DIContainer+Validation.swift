@@ -86,12 +86,7 @@ extension DIContainer {
                 }
                 validation.checkLazyDependencies()
             }
-            for root in roots {
-                let index = validation.recorder.addRoot()
-                let built = Self.inTopLevelOrigin(.init(source: .root(index), kind: .factory), root)
-                validation.recorder.nameRoot(index, Describe.type(type(of: built)))
-                validation.checkLazyDependencies()
-            }
+            validation.build(roots)
         }
         return validation.report()
     }
@@ -107,7 +102,21 @@ extension DIContainer {
     ///
     /// - Throws: ``ValidationError`` when the report (see ``validationReportAsync()``) has at least one error.
     public func validateAsync() async throws {
-        let report = await validationReportAsync()
+        try await validateAsync(roots: [])
+    }
+
+    /// Validates like ``validateAsync()``, and also builds objects nobody registers, such as screens made with
+    /// `init()`, as ``validate(building:)`` does.
+    ///
+    /// - Parameter roots: Closures that each make one such object, run once each on the calling task, inside the
+    ///   throwaway scope, after the registrations are built.
+    /// - Throws: ``ValidationError`` when the report has at least one error.
+    public func validateAsync(building roots: (() -> Any)...) async throws {
+        try await validateAsync(roots: roots)
+    }
+
+    private func validateAsync(roots: [() -> Any]) async throws {
+        let report = await makeValidationReportAsync(roots: roots)
         guard report.isValid else { throw ValidationError(report: report) }
     }
 
@@ -121,6 +130,23 @@ extension DIContainer {
     ///
     /// - Returns: The problems, how many registrations were built, their build times, and the dependency graph.
     public func validationReportAsync() async -> ValidationReport {
+        await makeValidationReportAsync(roots: [])
+    }
+
+    /// Reports like ``validationReportAsync()``, and also builds objects nobody registers, as
+    /// ``validationReport(building:)`` does.
+    ///
+    /// - Parameter roots: Closures that each make one such object, run once each after the registrations are built.
+    public func validationReportAsync(building roots: (() -> Any)...) async -> ValidationReport {
+        await makeValidationReportAsync(roots: roots)
+    }
+
+    /// ``validationReportAsync(building:)`` with the roots in an array, for InjectTesting's helpers. `package` access.
+    package func validationReportAsync(roots: [() -> Any]) async -> ValidationReport {
+        await makeValidationReportAsync(roots: roots)
+    }
+
+    private func makeValidationReportAsync(roots: [() -> Any]) async -> ValidationReport {
         var validation = Validation(of: self, buildsAsync: true)
         let ordered =
             validation.registrations.filter { $0.1.isAsync } + validation.registrations.filter { !$0.1.isAsync }
@@ -144,6 +170,7 @@ extension DIContainer {
                 resolution.finish()
                 validation.checkLazyDependencies()
             }
+            validation.build(roots)
         }
         return validation.report()
     }
@@ -187,6 +214,16 @@ extension DIContainer {
 
         mutating func checkLazyDependencies() {
             DIContainer.checkLazyDependencies(recorder, &problems)
+        }
+
+        /// Builds each root on the calling thread, its top-level requests recorded as the root's dependencies.
+        mutating func build(_ roots: [() -> Any]) {
+            for root in roots {
+                let index = recorder.addRoot()
+                let built = DIContainer.inTopLevelOrigin(.init(source: .root(index), kind: .factory), root)
+                recorder.nameRoot(index, Describe.type(type(of: built)))
+                checkLazyDependencies()
+            }
         }
 
         /// The report: what the builds found, then what the recorded edges show.
@@ -236,7 +273,10 @@ extension DIContainer {
     }
 
     /// Runs `body` on this thread with its top-level requests recorded as coming from `origin`.
-    private static func inTopLevelOrigin<Result>(_ origin: ResolutionContext.Origin?, _ body: () -> Result) -> Result {
+    fileprivate static func inTopLevelOrigin<Result>(
+        _ origin: ResolutionContext.Origin?,
+        _ body: () -> Result
+    ) -> Result {
         ResolutionContext.withCurrent { context in
             requireNoResolution(context)
             context.topLevelOrigin = origin

@@ -175,7 +175,7 @@ extension Registration {
     /// judged when `warmUp()` or `validate()` uses the registration: a scope that does not cache is a failure there.
     @discardableResult
     public func eager() -> Self {
-        container.checkNotSealed(for: "Registration.eager() on \(entry.label)", at: entry.location)
+        container.checkNotSealed(for: "Registration.eager() on \(entry.label)", at: entry)
         entry.markEager()
         return self
     }

@@ -57,17 +57,21 @@ public final class Registration<T> {
                 one instance per argument value, and needs to tell the values apart.
                   fix: make \(argument) Hashable (a struct instead of a tuple, say), or keep the registration \
                 .transient (the default for argument registrations).
-                """
+                """,
+                file: entry.file,
+                line: entry.line
             )
         }
-        container.checkNotSealed(for: "Registration.scope(\(scope)) on \(entry.label)", at: entry.location)
+        container.checkNotSealed(for: "Registration.scope(\(scope)) on \(entry.label)", at: entry)
         if scope.code != entry.scopeCode, entry.hasSharedInstance {
             fatalError(
                 """
                 Inject: Registration.scope(\(scope)) on \(entry.label), registered at \(entry.location), after its \
                 \(entry.scope) instance was already asked for: the new scope would be ignored.
                   fix: set the scope right after register, before anything resolves the service.
-                """
+                """,
+                file: entry.file,
+                line: entry.line
             )
         }
         entry.setScope(scope)
@@ -123,7 +127,7 @@ public final class Registration<T> {
     /// - Parameter body: Receives the resolver and the new instance. Errors it throws fail the resolve.
     @discardableResult
     public func resolveProperties(_ body: @escaping @Sendable (DIResolver, T) throws -> Void) -> Self {
-        container.checkNotSealed(for: "Registration.resolveProperties on \(entry.label)", at: entry.location)
+        container.checkNotSealed(for: "Registration.resolveProperties on \(entry.label)", at: entry)
         entry.addProperties(body)
         return self
     }
@@ -147,7 +151,7 @@ public final class Registration<T> {
     /// - Parameter body: Receives the instance that leaves its scope.
     @discardableResult
     public func onRelease(_ body: @escaping @Sendable (T) -> Void) -> Self {
-        container.checkNotSealed(for: "Registration.onRelease on \(entry.label)", at: entry.location)
+        container.checkNotSealed(for: "Registration.onRelease on \(entry.label)", at: entry)
         entry.addRelease(body)
         return self
     }
@@ -159,7 +163,7 @@ public final class Registration<T> {
     /// - Parameter sample: A representative argument. It must be of the factory's argument type.
     @discardableResult
     public func validationArgument<A>(_ sample: A) -> Self {
-        container.checkNotSealed(for: "Registration.validationArgument on \(entry.label)", at: entry.location)
+        container.checkNotSealed(for: "Registration.validationArgument on \(entry.label)", at: entry)
         entry.setValidationSample(value: sample, type: A.self)
         return self
     }

@@ -33,6 +33,12 @@ public struct StartupReport: CustomStringConvertible, Sendable {
 
     /// The summary line, the critical path, the slowest builds, then every failure.
     public var description: String {
+        if builds.isEmpty && failures.isEmpty {
+            return """
+                warm-up: nothing to build: no .eager() registration in this container or its parents is left unbuilt \
+                (mark the services to build at start-up with .eager())
+                """
+        }
         // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
         let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster" : "no faster, too little to build in parallel"
         var lines = [

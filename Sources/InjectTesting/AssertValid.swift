@@ -83,10 +83,16 @@ package func expectValid(
 ///
 /// - Parameters:
 ///   - container: The container to validate.
+///   - roots: Objects nobody registers to build too, so that their wrappers' dependencies are checked.
 ///   - file: The file the failure is reported in; the caller's by default.
 ///   - line: The line the failure is reported at; the caller's by default.
-public func assertValidAsync(_ container: DIContainer, file: StaticString = #filePath, line: UInt = #line) async {
-    let report = await container.validationReportAsync()
+public func assertValidAsync(
+    _ container: DIContainer,
+    building roots: (() -> Any)...,
+    file: StaticString = #filePath,
+    line: UInt = #line
+) async {
+    let report = await container.validationReportAsync(roots: roots)
     if !report.isValid {
         XCTFail("the container is not valid: \(report)", file: file, line: line)
     }
@@ -103,14 +109,16 @@ public func assertValidAsync(_ container: DIContainer, file: StaticString = #fil
 ///
 /// - Parameters:
 ///   - container: The container to validate.
+///   - roots: Objects nobody registers to build too, so that their wrappers' dependencies are checked.
 ///   - sourceLocation: Where the issue is reported; the caller's by default.
 /// - Returns: The report, for further checks.
 @discardableResult
 public func expectValidAsync(
     _ container: DIContainer,
+    building roots: (() -> Any)...,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> ValidationReport {
-    let report = await container.validationReportAsync()
+    let report = await container.validationReportAsync(roots: roots)
     return expectValid(report, sourceLocation: sourceLocation) { comment, location in
         Issue.record(comment, sourceLocation: location)
     }

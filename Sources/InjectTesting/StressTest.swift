@@ -12,6 +12,8 @@ import Inject
 /// ```
 ///
 /// `body` runs under `DispatchQueue.concurrentPerform` with `threads` workers, each running it `iterations` times.
+/// The test overrides active where `stressTest` is called (`withOverrides`, the `.overrides` trait, `pushOverrides`)
+/// apply on every worker, and what the workers build under them stays in their layer.
 /// Run it under the thread sanitizer (`swift test --sanitize=thread`) to find data races as well as errors.
 ///
 /// - Parameters:
@@ -27,13 +29,18 @@ public func stressTest(
     _ body: @escaping @Sendable (DIContainer) throws -> Void
 ) -> StressReport {
     let failures = FailureLog()
+    // The test's overrides are bound to its task; the workers run on GCD threads, which do not inherit them, so they
+    // are carried over explicitly: every worker sees what the test sees.
+    let overrides = ActiveOverrides.current
     let start = DispatchTime.now().uptimeNanoseconds
     DispatchQueue.concurrentPerform(iterations: threads) { worker in
-        for iteration in 0..<iterations {
-            do {
-                try body(container)
-            } catch {
-                failures.append("worker \(worker), iteration \(iteration): \(error)")
+        overrides.run {
+            for iteration in 0..<iterations {
+                do {
+                    try body(container)
+                } catch {
+                    failures.append("worker \(worker), iteration \(iteration): \(error)")
+                }
             }
         }
     }

@@ -66,6 +66,25 @@ struct StressTestTests {
         #expect(report.failures.allSatisfy { $0.contains("Widget") }, "\(report.failures.first ?? "")")
     }
 
+    @Test func everyWorkerSeesTheTestsOverridesAndNothingTheyBuildStays() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: 1) }.scope(.singleton)
+
+        let report = withOverrides(in: container) {
+            $0.register(Widget.self) { Widget(serial: 2) }.scope(.singleton)
+        } operation: {
+            stressTest(container, threads: 4, iterations: 50) { container in
+                let serial = try container.resolveThrowing(Widget.self).serial
+                if serial != 2 {
+                    throw FixtureError(text: "a worker got the real Widget \(serial) under the override")
+                }
+            }
+        }
+
+        #expect(report.succeeded, "\(report)")
+        #expect(container.resolve(Widget.self).serial == 1, "the real singleton, built after the override")
+    }
+
     @Test func descriptionSummarisesARunWithoutFailures() {
         let report = stressTest(DIContainer(), threads: 2, iterations: 5) { _ in }
 

@@ -296,6 +296,17 @@ struct OnBuildTests {
         #expect(seen.value == 2, "Widget's build, then FeedCache's, built by the observer")
     }
 
+    @Test func anImplementsForwardIsNotABuildOfItsOwn() {
+        let container = DIContainer()
+        let events = Events()
+        container.onBuild { events.append($0) }
+        container.register(DiskStore.self) { DiskStore() }.scope(.singleton).implements(Store.self)
+
+        _ = container.resolve(Store.self)
+
+        #expect(events.services == ["DiskStore"])
+    }
+
     @Test func validationsThrowawayBuildsAreNotEvents() {
         let container = DIContainer()
         let events = Events()

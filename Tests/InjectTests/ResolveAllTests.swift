@@ -125,12 +125,13 @@ struct ResolveAllTests {
         container.register(Exporter.self, name: "csv") { NamedExporter("csv") }
 
         let inside = withOverrides(in: container) {
-            $0.register(Exporter.self, name: "csv") { NamedExporter("fake csv") }
+            $0.register(Exporter.self, name: "json") { NamedExporter("fake json") }
+            $0.register(Exporter.self, name: "pdf") { NamedExporter("fake pdf") }
         } operation: {
             formats(container.resolveAll(Exporter.self))
         }
 
-        #expect(inside == ["pdf", "fake csv"])
+        #expect(inside == ["fake pdf", "csv", "fake json"], "an override takes the place of what it shadows")
         #expect(formats(container.resolveAll(Exporter.self)) == ["pdf", "csv"])
     }
 }

@@ -92,6 +92,11 @@ private final class LazyHolder: @unchecked Sendable {
 /// Where `LazyHolder.ledger` is declared.
 private let lazyLedgerDeclaration = "\(#fileID):\(#line - 4)"
 
+private protocol PricingService: Sendable {}
+private protocol AudioService: Sendable {}
+private final class LivePricing: PricingService, AudioService {}
+private final class LivePricingHolder: Sendable {}
+
 private protocol PaymentClient: Sendable {}
 private final class LivePaymentClient: PaymentClient {}
 
@@ -358,6 +363,19 @@ struct ValidationTrustTests {
         let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(PaymentClient.self) }
 
         #expect(error.description.contains("did you mean to add .implements(PaymentClient.self)"), "\(error)")
+    }
+
+    @Test func aHintNamesOnlyAProtocolOrAConcreteTypeThatSharesAWordOfItsName() throws {
+        let container = DIContainer()
+        container.register(PricingService.self) { LivePricing() }
+        container.register(LivePricingHolder.self) { LivePricingHolder() }
+        container.register(AudioService.self) { LivePricing() }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(LivePricing.self) }
+
+        #expect(error.description.contains("PricingService is registered at"), "\(error)")
+        #expect(!error.description.contains("LivePricingHolder is registered at"), "two concrete types: \(error)")
+        #expect(!error.description.contains("AudioService is registered at"), "only a common word shared: \(error)")
     }
 
     @Test func optionalWithAnArgumentIsNilOnlyWhenNothingIsRegistered() throws {

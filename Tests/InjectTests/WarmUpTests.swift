@@ -208,6 +208,32 @@ struct WarmUpTests {
         #expect(configBuilds.value == 2, "what warmUp built under the override was dropped with it")
     }
 
+    @Test func aWarmUpWithNothingToBuildSaysSo() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { _ in Config() }.scope(.singleton)
+
+        let report = try await container.warmUp()
+
+        #expect(report.description.contains("nothing to build"), "\(report)")
+        #expect(report.description.contains(".eager()"), "\(report)")
+    }
+
+    @Test func validateAsyncBuildsScreensWhoseServicesAreEagerAndAsync() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(.singleton).eager()
+
+        // A screen with an @Injected Database, made with init(): its wrapper reads the eager async singleton.
+        let report = await container.validationReportAsync(building: { Injected<Database>(container: container) })
+
+        #expect(report.problems.isEmpty, "\(report)")
+        let graph = DrawnGraph(dot: report.dot())
+        #expect(graph.nodes.contains { $0.label.contains("validate(building:)") }, "\(report.dot())")
+    }
+
     @Test func onBuildObserversSeeWarmUpsBuilds() async throws {
         let container = DIContainer()
         let seen = Collector<String>()

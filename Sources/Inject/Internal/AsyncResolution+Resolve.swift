@@ -106,7 +106,11 @@ extension AsyncResolution {
             case .resolvingContainer:
                 cache = overlay?.argumentCache(for: entry, home: home, code) ?? home.scopedArgumentCache(for: entry)
             }
-            return try await fill(cache.slot(for: key), entry, in: home, code, argument, parent: parent)
+            let value = try await fill(cache.slot(for: key), entry, in: home, code, argument, parent: parent)
+            if code == Scope.Code.singleton, overlay == nil {
+                entry.publishArgumentInstance(value, for: argument)
+            }
+            return value
         }
         switch Scope.storage(ofCode: code) {
         case .none where validating, .graph where validating:

@@ -29,4 +29,33 @@ enum Describe {
         let tenths = Int((seconds * 10_000).rounded())
         return "\(tenths / 10).\(tenths % 10) ms"
     }
+
+    /// Words so common in service names that sharing one says nothing about two types being related.
+    static let commonWords: Set<String> = [
+        "Service", "Manager", "Client", "Provider", "Protocol", "Impl", "Live", "Default", "Real", "Mock", "Fake",
+        "Stub", "Type", "Interface", "Handler", "Controller", "Repository", "Store", "Factory", "Coordinator",
+        "Model", "View",
+    ]
+
+    /// The words of a type's name, for matching names: `LiveAPIClient` gives `Live`, `API`, `Client`. Words of
+    /// fewer than three letters, and the generic arguments, are left out.
+    static func words(_ name: String) -> Set<String> {
+        var words: Set<String> = []
+        var current = ""
+        let characters = Array(name.prefix { $0 != "<" })
+        for (index, character) in characters.enumerated() {
+            let startsWord =
+                character.isUppercase
+                && (current.last?.isLowercase == true
+                    || (index + 1 < characters.count && characters[index + 1].isLowercase && current.count > 1))
+            if !character.isLetter || startsWord {
+                if current.count >= 3 { words.insert(current) }
+                current = character.isLetter ? String(character) : ""
+            } else {
+                current.append(character)
+            }
+        }
+        if current.count >= 3 { words.insert(current) }
+        return words
+    }
 }

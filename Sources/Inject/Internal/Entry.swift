@@ -130,7 +130,9 @@ class EntryBase: @unchecked Sendable {
         static let order = 11
         /// The ``ForwardList``, retained, while the chain that published forwards is open.
         static let forwards = 12
-        static let count = 13
+        /// The ``PublishedArguments`` of a `.singleton` argument registration, retained, made on first publish.
+        static let publishedArguments = 13
+        static let count = 14
     }
 
     /// The entry this one replaced in the same container, if any: what other threads resolve while this one's
@@ -208,6 +210,7 @@ class EntryBase: @unchecked Sendable {
         (cells + Cell.sample).releaseObject()
         (cells + Cell.release).releaseObject()
         (cells + Cell.forwards).releaseObject()
+        (cells + Cell.publishedArguments).releaseObject()
         ReferenceCells.free(cells, count: Cell.count)
     }
 
@@ -297,6 +300,17 @@ class EntryBase: @unchecked Sendable {
     /// Marks it for `warmUp()`.
     func markEager() {
         c_inject_store_release(cells + Cell.eager, UnsafeMutableRawPointer(bitPattern: 1))
+    }
+
+    /// The storage of the published `.singleton` instance this argument registration built for `argument`, if any:
+    /// the fast path of a resolve with an argument, with no boxing, no dynamic cast and no generic metadata of the
+    /// service type.
+    @inline(__always)
+    func publishedArgumentStorage<Argument>(for argument: Argument) -> UnsafeMutableRawPointer? {
+        guard let published = (cells + Cell.publishedArguments).loadObject(as: PublishedArguments.self),
+            let keying = argumentKeying, keying.type == ObjectIdentifier(Argument.self)
+        else { return nil }
+        return withUnsafePointer(to: argument) { published.storage(at: UnsafeRawPointer($0), keying) }
     }
 
     /// Drops the instance the entry's own slot caches, if it made one. A published singleton stays published.
@@ -471,15 +485,13 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         return (cells + Cell.slot).publishOnce(ArgumentCache { [unowned self] in self.makeSlot(code) })
     }
 
-    /// The built instance this registration caches for `argument`, if any: the fast path of a resolve with an
-    /// argument, with no boxing and no dynamic cast.
-    @inline(__always)
-    func cachedInstance<Argument>(for argument: Argument) -> T? {
-        guard let keying = argumentKeying, keying.type == ObjectIdentifier(Argument.self),
-            Scope.resolvesFromOwner(scopeCode),
-            let cache = (cells + Cell.slot).loadObject(as: ArgumentCache<T>.self)
-        else { return nil }
-        return withUnsafePointer(to: argument) { cache.built(for: keying.keyAt(UnsafeRawPointer($0))) }
+    /// Publishes the `.singleton` instance built for `argument`, for the fast path of a resolve with an argument.
+    func publishArgumentInstance(_ value: T, for argument: ArgumentBox) {
+        guard let keying = argumentKeying else { return }
+        let published =
+            (cells + Cell.publishedArguments).loadObject(as: PublishedArguments.self)
+            ?? (cells + Cell.publishedArguments).publishOnce(PublishedArguments(of: T.self))
+        published.publish(value, for: argument, keying)
     }
 
     override func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {

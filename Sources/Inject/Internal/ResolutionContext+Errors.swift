@@ -46,7 +46,15 @@ extension ResolutionContext {
             details.append("registered under other names: " + others.joined(separator: "; "))
         }
         details += relatedRegistrations(of: type, through: container)
-        if let hidden = container.hiddenEntry(Key(type, name), from: identity) {
+        let request = Describe.request(type, name)
+        let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
+        var fix = "register \(request) in this container or one of its parents\(alternatives)."
+        let hidden = container.hiddenEntry(Key(type, name), from: identity)
+        if let hidden {
+            fix = """
+                end that registration chain before resolving here: chain the options in the statement that \
+                registers, and do not keep the Registration in a variable.
+                """
             details.append(
                 """
                 \(hidden.label) is registered at \(hidden.location), but on another thread whose registration chain \
@@ -56,9 +64,6 @@ extension ResolutionContext {
                 """
             )
         }
-        let request = Describe.request(type, name)
-        let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
-        var fix = "register \(request) in this container or one of its parents\(alternatives)."
         if let wrapped = (type as? any OptionalService.Type)?.wrappedType {
             // `let x: W? = r.resolve()` asks for `W?`, which falls back to `W`; neither is registered.
             let wrappedRequest = Describe.request(wrapped, name)
@@ -93,29 +98,35 @@ extension ResolutionContext {
         }
     }
 
-    /// Registrations whose type's name contains the asked one's or is contained in it, or is the same name from
-    /// another module, each as a line that says what was probably meant.
+    /// Registrations that were probably meant: a protocol registered where a concrete type of a similar name is
+    /// asked for (or the reverse), judged by the words of their names (`LiveAPIClient` and `APIClient` share
+    /// `API` and `Client`); and a type of the same name from another module. Each as a line that says what to do.
     private func relatedRegistrations(of type: Any.Type, through container: DIContainer) -> [String] {
         let asked = Describe.type(type)
-        let askedFull = String(reflecting: type)
-        guard asked.count >= 3 else { return [] }
+        let askedWords = Describe.words(asked)
+        let askedIsProtocol = Describe.isProtocol(type)
         var lines: [String] = []
         var seen: Set<String> = []
         for registry in registries(through: container) {
-            for entry in registry.table.entries() where entry.key.type != ObjectIdentifier(type) {
+            for entry in registry.table.entries() where entry.key.type != ObjectIdentifier(type) && !entry.isForward {
                 let registered = Describe.type(entry.serviceType)
-                guard registered.count >= 3, seen.insert(registered).inserted else { continue }
+                guard seen.insert(registered).inserted else { continue }
                 let at = "\(entry.label) is registered at \(entry.location)"
                 if registered == asked {
                     lines.append(
-                        "\(at), but as \(String(reflecting: entry.serviceType)), another type than \(askedFull)."
+                        "\(at), but as \(String(reflecting: entry.serviceType)), another type than \(String(reflecting: type))."
                     )
-                } else if asked.contains(registered) {
-                    let what = Describe.isProtocol(entry.serviceType) ? "the protocol" : registered
+                    continue
+                }
+                let registeredIsProtocol = Describe.isProtocol(entry.serviceType)
+                guard askedIsProtocol != registeredIsProtocol,
+                    !askedWords.intersection(Describe.words(registered)).subtracting(Describe.commonWords).isEmpty
+                else { continue }
+                if registeredIsProtocol {
                     lines.append(
-                        "\(at): did you mean to resolve \(what), or add .implements(\(asked).self) to its registration?"
+                        "\(at): did you mean to resolve the protocol, or add .implements(\(asked).self) to its registration?"
                     )
-                } else if registered.contains(asked) {
+                } else {
                     lines.append(
                         "\(at): did you mean to add .implements(\(asked).self) to its registration, or to resolve \(registered)?"
                     )

@@ -221,7 +221,11 @@ extension ResolutionContext {
         case .resolvingContainer:
             cache = overlay?.argumentCache(for: entry, home: home, code) ?? home.scopedArgumentCache(for: entry)
         }
-        return try fill(cache.slot(for: key), entry, in: home, code, argument)
+        let value = try fill(cache.slot(for: key), entry, in: home, code, argument)
+        if code == Scope.Code.singleton, overlay == nil {
+            entry.publishArgumentInstance(value, for: argument)
+        }
+        return value
     }
 
     /// The instance of an async registration, for a synchronous resolve: the one an async resolution built, or a
@@ -339,7 +343,8 @@ extension ResolutionContext {
             }
             if let recorder = overlay?.recorder {
                 recorder.recordBuild(of: entry, home: home, nanoseconds: own)
-            } else if built {
+            } else if built, !entry.isForward {
+                // A forward of `implements` builds nothing of its own: the registration it forwards to is the event.
                 let event = BuildEvent(
                     service: entry.label,
                     scope: Scope(code: code),
