@@ -116,6 +116,18 @@ extension DIContainer {
         try resolveWithArgument(T.self, name: name, argument: argument, .outside)
     }
 
+    /// What `@Injected` resolves with: ``resolveThrowing(_:name:)``, for the wrappers' inlinable initialisers.
+    @usableFromInline
+    func resolveForWrapper<T>(_ type: T.Type, name: Name?) throws -> T {
+        try resolveFast(T.self, name: name, overlayFree: Overlay.activeCount.value == 0, .outside)
+    }
+
+    /// What `@OptionalInjected` resolves with: the throwing `optional`, for the wrappers' inlinable initialisers.
+    @usableFromInline
+    func optionalForWrapper<T>(_ type: T.Type, name: Name?) throws -> T? {
+        try resolveIfRegistered(T.self, key: Key(T.self, name), name: name, .outside)
+    }
+
     /// Traps with `error`'s text, at the caller's call site.
     static func trap(_ error: any Error, file: StaticString, line: UInt) -> Never {
         fatalError("\(error)\n  resolved at: \(file):\(line)", file: file, line: line)

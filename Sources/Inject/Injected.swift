@@ -37,20 +37,19 @@ public struct Injected<Service> {
     ///     ``DIContainer/shared``.
     ///   - file: The property's declaration, named by every message about it; leave the default.
     ///   - line: The property's declaration line; leave the default.
+    @inlinable
     public init(
         name: DIContainer.Name? = nil,
         container: DIContainer? = nil,
         file: StaticString = #fileID,
         line: UInt = #line
     ) {
-        let home = WrapperResolution.home(container)
+        // Inlinable, so that your module specialises the storage for `Service`: the resolve itself runs in Inject.
+        let home = container ?? WrapperResolution.defaultHome()
         do {
-            storage = .resolved(
-                try home.resolveFast(Service.self, name: name, overlayFree: Overlay.activeCount.value == 0, .outside)
-            )
+            storage = .resolved(try home.resolveForWrapper(Service.self, name: name))
         } catch {
-            let site = PropertySite(wrapper: "@Injected", service: Service.self, name: name, file: file, line: line)
-            storage = .failed(WrapperResolution.keep(error, site: site))
+            storage = .failed(WrapperResolution.keep(error, "@Injected", Service.self, name, file, line))
         }
     }
 }

@@ -1,15 +1,19 @@
 import CInjectShims
 
 /// What the property wrappers share: which container they resolve through, and what they do with a failure.
+@usableFromInline
 enum WrapperResolution {
-    /// The container a wrapper resolves through: the one it was given; else, while a factory runs on this thread,
-    /// the container that factory's dependencies come from (as `r.resolve()` there would); else
-    /// ``DIContainer/shared``.
+    /// The container a wrapper resolves through: the one it was given; else ``defaultHome()``.
     @inline(__always)
     static func home(_ given: DIContainer?) -> DIContainer {
-        if let given {
-            return given
-        }
+        given ?? defaultHome()
+    }
+
+    /// The container a wrapper given no container resolves through: while a factory runs on this thread (or this
+    /// task's async factory), the container that factory's dependencies come from (as `r.resolve()` there would);
+    /// else ``DIContainer/shared``.
+    @usableFromInline
+    static func defaultHome() -> DIContainer {
         if let raw = c_inject_get_thread_context(),
             let home = Unmanaged<ResolutionContext>.fromOpaque(raw)._withUnsafeGuaranteedRef({ $0.buildingHome })
         {
@@ -43,6 +47,19 @@ enum WrapperResolution {
             }
         }
         return AsyncFrame.currentIfAny?.depth ?? 0
+    }
+
+    /// ``keep(_:site:)`` for the wrapper `wrapper` of `service` declared at `file:line`.
+    @usableFromInline
+    static func keep<Service>(
+        _ error: any Error,
+        _ wrapper: StaticString,
+        _ service: Service.Type,
+        _ name: DIContainer.Name?,
+        _ file: StaticString,
+        _ line: UInt
+    ) -> WrapperFailure {
+        keep(error, site: PropertySite(wrapper: wrapper, service: service, name: name, file: file, line: line))
     }
 
     /// A wrapper's resolve failed. Under `validate()` the failure, naming the property, is recorded and kept, so
