@@ -14,7 +14,7 @@ import Dispatch
 /// safe to share: the graph-scope instances are gates (built once per resolution, whoever asks), and the frames are
 /// immutable links, so that concurrent branches never see each other's frames.
 final class AsyncResolution: @unchecked Sendable {
-    // @unchecked: `graph` and `events` are only touched under their locks; the rest is `let`.
+    // @unchecked: `state` is only touched under its lock; the rest is `let`.
     /// The test overrides or validation overlay the resolution runs under.
     let overlay: Overlay?
     /// The container the top-level request went through, for ``DIContainer/onBuild(_:)`` observers.
@@ -22,11 +22,15 @@ final class AsyncResolution: @unchecked Sendable {
     /// What `warmUp()` learns, when this resolution is one of its eager builds.
     let startup: StartupRecorder?
 
-    private let graph = Locked<[ResolutionContext.GraphKey: AnyObject]>([:])
-    private let events = Locked<[(event: BuildEvent, home: DIContainer)]>([])
-    /// Under validation: the async registrations this resolution resolved, which a synchronous read in the same
-    /// resolution may then find built, as it would at run time.
-    private let resolvedAsync = Locked<Set<ObjectIdentifier>>([])
+    private struct State {
+        var graph: [ResolutionContext.GraphKey: AnyObject] = [:]
+        var events: [(event: BuildEvent, home: DIContainer)] = []
+        /// Under validation: the async registrations this resolution resolved, which a synchronous read in the same
+        /// resolution may then find built, as it would at run time.
+        var resolvedAsync: Set<ObjectIdentifier> = []
+    }
+
+    private let state = Locked(State())
 
     init(overlay: Overlay?, top: DIContainer, startup: StartupRecorder? = nil) {
         self.overlay = overlay
@@ -37,12 +41,12 @@ final class AsyncResolution: @unchecked Sendable {
     /// The gate of `entry`'s graph-scope instance in `home` for this resolution.
     func graphSlot<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> InstanceSlot<T> {
         let key = ResolutionContext.GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
-        return graph.withLock { graph in
-            if let slot = graph[key] {
+        return state.withLock { state in
+            if let slot = state.graph[key] {
                 return unsafeDowncast(slot, to: InstanceSlot<T>.self)
             }
             let slot = entry.makeSlot(code)
-            graph[key] = slot
+            state.graph[key] = slot
             return slot
         }
     }
@@ -50,30 +54,30 @@ final class AsyncResolution: @unchecked Sendable {
     /// The per-argument-value graph-scope instances of `entry` in `home` for this resolution.
     func graphArgumentCache<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> ArgumentCache<T> {
         let key = ResolutionContext.GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
-        return graph.withLock { graph in
-            if let cache = graph[key] {
+        return state.withLock { state in
+            if let cache = state.graph[key] {
                 return unsafeDowncast(cache, to: ArgumentCache<T>.self)
             }
             let cache = ArgumentCache { entry.makeSlot(code) }
-            graph[key] = cache
+            state.graph[key] = cache
             return cache
         }
     }
 
     /// Under validation, notes that this resolution resolved the async registration `entry`.
     func noteResolved(_ entry: EntryBase) {
-        resolvedAsync.withLock { _ = $0.insert(ObjectIdentifier(entry)) }
+        state.withLock { _ = $0.resolvedAsync.insert(ObjectIdentifier(entry)) }
     }
 
     /// Whether this resolution resolved the async registration `entry` (recorded under validation only).
     func hasResolved(_ entry: EntryBase) -> Bool {
-        resolvedAsync.withLock { $0.contains(ObjectIdentifier(entry)) }
+        state.withLock { $0.resolvedAsync.contains(ObjectIdentifier(entry)) }
     }
 
     /// A build finished: an event for the observers, and a record for `warmUp()`'s report.
     func recordBuild(_ event: BuildEvent, entry: EntryBase, home: DIContainer, start: UInt64, end: UInt64) {
         if BuildObservation.isActive {
-            events.withLock { $0.append((event, home)) }
+            state.withLock { $0.events.append((event, home)) }
         }
         startup?.recordBuild(event, entry: entry, home: home, start: start, end: end)
     }
@@ -90,15 +94,14 @@ final class AsyncResolution: @unchecked Sendable {
 
     /// Ends the resolution: its graph-scope instances go, and its build events reach their observers.
     func finish() {
-        let dropped = graph.withLock { graph in
-            defer { graph.removeAll() }
-            return graph
+        let (dropped, finished) = state.withLock { state in
+            defer {
+                state.graph.removeAll()
+                state.events.removeAll()
+            }
+            return (state.graph, state.events)
         }
         _ = dropped  // released outside the lock: a deinit is user code
-        let finished = events.withLock { events in
-            defer { events.removeAll() }
-            return events
-        }
         if !finished.isEmpty {
             DIContainer.deliver(finished, resolvedThrough: top)
         }
@@ -109,14 +112,14 @@ final class AsyncResolution: @unchecked Sendable {
 /// frame that asked for it. Immutable links from the innermost build to the top-level request, so that child tasks
 /// resolving through the same resolver share their ancestors and never see each other.
 final class AsyncFrame: @unchecked Sendable {
-    // @unchecked: `inProgress` and `nested` are only touched under their locks; the rest is `let`.
+    // @unchecked: `progress` is only touched under its lock; the rest is `let`.
     let entry: EntryBase
     let container: DIContainer
     let parent: AsyncFrame?
     let resolution: AsyncResolution
     let depth: Int
-    private let inProgress = Locked<AnyObject?>(nil)
-    private let nested = Locked<UInt64>(0)
+    /// The instance once the factory has returned, and the time spent in nested builds and waits.
+    private let progress = Locked<(instance: AnyObject?, nested: UInt64)>((nil, 0))
 
     init(entry: EntryBase, container: DIContainer, parent: AsyncFrame?, resolution: AsyncResolution) {
         self.entry = entry
@@ -142,20 +145,20 @@ final class AsyncFrame: @unchecked Sendable {
 
     /// The instance, boxed, once the factory has returned and while `resolveProperties` runs.
     var instanceInProgress: AnyObject? {
-        inProgress.withLock { $0 }
+        progress.withLock { $0.instance }
     }
 
     func setInProgress(_ box: AnyObject) {
-        inProgress.withLock { $0 = box }
+        progress.withLock { $0.instance = box }
     }
 
     /// Time spent in the builds this one asked for, and in waiting for them.
     var nestedNanoseconds: UInt64 {
-        nested.withLock { $0 }
+        progress.withLock { $0.nested }
     }
 
     func addNested(_ nanoseconds: UInt64) {
-        nested.withLock { $0 &+= nanoseconds }
+        progress.withLock { $0.nested &+= nanoseconds }
     }
 
     /// This frame and its ancestors, outermost first.

@@ -132,7 +132,9 @@ class EntryBase: @unchecked Sendable {
         static let forwards = 12
         /// The ``PublishedArguments`` of a `.singleton` argument registration, retained, made on first publish.
         static let publishedArguments = 13
-        static let count = 14
+        /// The ``label``, boxed and retained, made on first use.
+        static let label = 14
+        static let count = 15
     }
 
     /// The entry this one replaced in the same container, if any: what other threads resolve while this one's
@@ -211,6 +213,7 @@ class EntryBase: @unchecked Sendable {
         (cells + Cell.release).releaseObject()
         (cells + Cell.forwards).releaseObject()
         (cells + Cell.publishedArguments).releaseObject()
+        (cells + Cell.label).releaseObject()
         ReferenceCells.free(cells, count: Cell.count)
     }
 
@@ -267,8 +270,14 @@ class EntryBase: @unchecked Sendable {
 
     // MARK: Description
 
-    /// The registration as a person reads it: `APIClient`, or `Store["live"]` for a named one.
-    var label: String { Describe.service(serviceType, name) }
+    /// The registration as a person reads it: `APIClient`, or `Store["live"]` for a named one. Made once and kept:
+    /// describing a type costs dynamic casts, and build events name every build.
+    var label: String {
+        if let box = (cells + Cell.label).loadObject(as: Box<String>.self) {
+            return box.value
+        }
+        return (cells + Cell.label).publishOnce(Box(Describe.service(serviceType, name))).value
+    }
 
     /// Where the registration was made, as `file:line`.
     var location: String { "\(file):\(line)" }

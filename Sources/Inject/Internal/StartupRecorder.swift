@@ -14,13 +14,15 @@ final class StartupRecorder: @unchecked Sendable {
         let event: BuildEvent
         let start: UInt64
         let end: UInt64
+        /// The container it was built in, kept alive so that its identity in ``node`` stays unique.
+        let home: DIContainer
     }
 
     private struct State {
         var builds: [Build] = []
+        /// Who asked for what. Every container an edge names is the home of a build, or one of the containers
+        /// `warmUp()` resolves through, all alive while it runs.
         var edges: [Node: Set<Node>] = [:]
-        /// The containers builds happened in, kept alive so that their identities stay unique.
-        var containers: [ObjectIdentifier: DIContainer] = [:]
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -33,21 +35,14 @@ final class StartupRecorder: @unchecked Sendable {
 
     func recordBuild(_ event: BuildEvent, entry: EntryBase, home: DIContainer, start: UInt64, end: UInt64) {
         let node = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
-        state.withLock { state in
-            state.builds.append(Build(node: node, event: event, start: start, end: end))
-            state.containers[ObjectIdentifier(home)] = home
-        }
+        state.withLock { $0.builds.append(Build(node: node, event: event, start: start, end: end, home: home)) }
     }
 
     func recordEdge(from source: (entry: EntryBase, home: DIContainer)?, to entry: EntryBase, home: DIContainer) {
         guard let source else { return }
         let from = Node(entry: ObjectIdentifier(source.entry), home: ObjectIdentifier(source.home))
         let to = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
-        state.withLock { state in
-            state.edges[from, default: []].insert(to)
-            state.containers[ObjectIdentifier(home)] = home
-            state.containers[ObjectIdentifier(source.home)] = source.home
-        }
+        state.withLock { _ = $0.edges[from, default: []].insert(to) }
     }
 
     /// The report: the builds slowest first, wall and serial time, and the critical path.
