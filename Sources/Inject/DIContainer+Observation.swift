@@ -1,3 +1,5 @@
+import CInjectShims
+
 extension DIContainer {
     /// Calls `observer` for every instance built through this container or its children: to log what gets built,
     /// or to profile start-up. Factory's `trace`, with times.
@@ -39,7 +41,8 @@ extension DIContainer {
 /// Whether anyone observes builds, so that a build pays one atomic load when nobody does.
 enum BuildObservation {
     /// How many observers are set on live containers, process-wide.
-    static let observerCount = AtomicCounter()
+    @inline(__always)
+    static var observerCount: ProcessCounter { ProcessCounter(C_INJECT_BUILD_OBSERVERS) }
 
     @inline(__always)
     static var isActive: Bool { observerCount.value > 0 }

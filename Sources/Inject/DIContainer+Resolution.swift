@@ -10,14 +10,22 @@ extension DIContainer {
     ///   - file: The call site a trap names; leave the default.
     ///   - line: The call site's line; leave the default.
     /// - Returns: The instance, as the registration's scope dictates.
+    @inlinable
     public func resolve<T>(
         _ type: T.Type = T.self,
         name: Name? = nil,
         file: StaticString = #fileID,
         line: UInt = #line
     ) -> T {
+        // One call into Inject, as for `resolveThrowing`: a `do`/`catch` here would cost a call frame of its own.
+        resolveOrTrap(T.self, name: name, file: file, line: line)
+    }
+
+    /// ``resolve(_:name:file:line:)``'s body: the fast path, inlined, and the trap.
+    @usableFromInline
+    func resolveOrTrap<T>(_ type: T.Type, name: Name?, file: StaticString, line: UInt) -> T {
         do {
-            return try resolveThrowing(T.self, name: name)
+            return try resolveFast(T.self, name: name, overlayFree: Overlay.activeCount.value == 0, .outside)
         } catch {
             Self.trap(error, file: file, line: line)
         }
@@ -31,6 +39,7 @@ extension DIContainer {
     ///   - argument: The argument for the factory. Pass a tuple for several.
     ///   - file: The call site a trap names; leave the default.
     ///   - line: The call site's line; leave the default.
+    @inlinable
     public func resolve<T, Argument>(
         _ type: T.Type = T.self,
         name: Name? = nil,
@@ -54,6 +63,7 @@ extension DIContainer {
     ///   - line: The call site's line; leave the default.
     /// - Returns: The instance, or `nil` only when nothing is registered under the type and name. A registration
     ///   that exists but cannot be built traps with the error's text, like ``resolve(_:name:file:line:)``.
+    @inlinable
     public func optional<T>(
         _ type: T.Type = T.self,
         name: Name? = nil,
@@ -61,7 +71,7 @@ extension DIContainer {
         line: UInt = #line
     ) -> T? {
         do {
-            return try resolveIfRegistered(T.self, key: Key(T.self, name), name: name, .outside)
+            return try optionalThrowing(T.self, name: name)
         } catch {
             Self.trap(error, file: file, line: line)
         }
@@ -116,19 +126,14 @@ extension DIContainer {
         try resolveWithArgument(T.self, name: name, argument: argument, .outside)
     }
 
-    /// What `@Injected` resolves with: ``resolveThrowing(_:name:)``, for the wrappers' inlinable initialisers.
+    /// The throwing `optional`: what ``optional(_:name:file:line:)`` and `@OptionalInjected` resolve with.
     @usableFromInline
-    func resolveForWrapper<T>(_ type: T.Type, name: Name?) throws -> T {
-        try resolveFast(T.self, name: name, overlayFree: Overlay.activeCount.value == 0, .outside)
-    }
-
-    /// What `@OptionalInjected` resolves with: the throwing `optional`, for the wrappers' inlinable initialisers.
-    @usableFromInline
-    func optionalForWrapper<T>(_ type: T.Type, name: Name?) throws -> T? {
+    func optionalThrowing<T>(_ type: T.Type, name: Name?) throws -> T? {
         try resolveIfRegistered(T.self, key: Key(T.self, name), name: name, .outside)
     }
 
     /// Traps with `error`'s text, at the caller's call site.
+    @usableFromInline
     static func trap(_ error: any Error, file: StaticString, line: UInt) -> Never {
         fatalError("\(error)\n  resolved at: \(file):\(line)", file: file, line: line)
     }

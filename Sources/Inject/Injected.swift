@@ -47,7 +47,7 @@ public struct Injected<Service> {
         // Inlinable, so that your module specialises the storage for `Service`: the resolve itself runs in Inject.
         let home = container ?? WrapperResolution.defaultHome()
         do {
-            storage = .resolved(try home.resolveForWrapper(Service.self, name: name))
+            storage = .resolved(try home.resolveThrowing(Service.self, name: name))
         } catch {
             storage = .failed(WrapperResolution.keep(error, "@Injected", Service.self, name, file, line))
         }

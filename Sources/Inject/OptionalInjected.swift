@@ -37,7 +37,7 @@ public struct OptionalInjected<Service> {
         // Inlinable, so that your module specialises the storage for `Service`: the resolve itself runs in Inject.
         let home = container ?? WrapperResolution.defaultHome()
         do {
-            storage = .resolved(try home.optionalForWrapper(Service.self, name: name))
+            storage = .resolved(try home.optionalThrowing(Service.self, name: name))
         } catch {
             storage = .failed(WrapperResolution.keep(error, "@OptionalInjected", Service.self, name, file, line))
         }

@@ -40,6 +40,25 @@ static inline intptr_t c_inject_int_add(intptr_t *_Nonnull cell, intptr_t delta)
     return atomic_fetch_add_explicit((_Atomic(intptr_t) *)cell, delta, memory_order_acq_rel) + delta;
 }
 
+/// Process-wide counters that a resolve reads on its hot path: plain C globals, so that a read costs one atomic
+/// load, where a Swift `static let` costs a `swift_once` call before it. Index with the constants below.
+extern intptr_t c_inject_process_counters[2];
+
+/// How many test overrides (and validation layers) are active anywhere in the process.
+#define C_INJECT_ACTIVE_OVERLAYS 0
+/// How many `onBuild` observers are set on live containers.
+#define C_INJECT_BUILD_OBSERVERS 1
+
+/// Loads process-wide counter `which` (acquire).
+static inline intptr_t c_inject_process_counter(int which) {
+    return c_inject_int_load(&c_inject_process_counters[which]);
+}
+
+/// Adds `delta` to process-wide counter `which`; returns the new value (acq_rel).
+static inline intptr_t c_inject_process_counter_add(int which, intptr_t delta) {
+    return c_inject_int_add(&c_inject_process_counters[which], delta);
+}
+
 /// The calling thread's resolution context (a retained Swift object), or null: a thread-local read that costs one
 /// load, where `pthread_getspecific` behind a `static let` key costs a `swift_once` call and a library call.
 /// Swift keeps a pthread key as well, only so that the context is released when the thread ends.

@@ -120,3 +120,20 @@ final class AtomicCounter: @unchecked Sendable {
     @discardableResult
     func add(_ delta: Int) -> Int { c_inject_int_add(cell, delta) }
 }
+
+/// A process-wide counter kept in C (`c_inject_process_counters`): reading it costs one atomic load, with no
+/// `swift_once` call, as an ``AtomicCounter`` in a `static let` would cost on every read.
+struct ProcessCounter {
+    private let which: Int32
+
+    /// The counter `which`: `C_INJECT_ACTIVE_OVERLAYS` or `C_INJECT_BUILD_OBSERVERS`.
+    init(_ which: Int32) {
+        self.which = which
+    }
+
+    @inline(__always)
+    var value: Int { c_inject_process_counter(which) }
+
+    @discardableResult
+    func add(_ delta: Int) -> Int { c_inject_process_counter_add(which, delta) }
+}

@@ -78,6 +78,11 @@ class EntryBase: @unchecked Sendable {
     let argumentRule: ArgumentRule
     /// For an argument registration whose argument is `Hashable`: how a caching scope keys its instances.
     let argumentKeying: ArgumentKeying?
+    /// Whether the factory is async: a synchronous resolve only reads its instance once an async resolution built it.
+    /// Stored, as every build asks: matching ``factoryKind`` would copy its payload.
+    let isAsync: Bool
+    /// Whether the factory runs on the main actor.
+    let isMainActor: Bool
     /// The atomic cells, see ``Cell``.
     let cells: ReferenceCell
 
@@ -191,6 +196,8 @@ class EntryBase: @unchecked Sendable {
         self.line = line
         self.owner = owner
         self.factoryKind = factoryKind
+        if case .async = factoryKind { self.isAsync = true } else { self.isAsync = false }
+        if case .mainActor = factoryKind { self.isMainActor = true } else { self.isMainActor = false }
         switch factoryKind {
         case .plain, .mainActor, .async:
             self.argumentRule = .none
@@ -290,17 +297,6 @@ class EntryBase: @unchecked Sendable {
     var expectedArgument: Any.Type? {
         if case .argument(let expected, _) = factoryKind { return expected }
         return nil
-    }
-
-    var isMainActor: Bool {
-        if case .mainActor = factoryKind { return true }
-        return false
-    }
-
-    /// Whether the factory is async: a synchronous resolve only reads its instance once an async resolution built it.
-    var isAsync: Bool {
-        if case .async = factoryKind { return true }
-        return false
     }
 
     /// Whether ``Registration/eager()`` marked it for `warmUp()`.

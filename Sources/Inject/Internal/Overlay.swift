@@ -1,3 +1,5 @@
+import CInjectShims
+
 /// A layer over a container, active for one task (or, pushed, for the process): extra registrations that win
 /// over the container's, and caches of its own, so that nothing built under it leaks into the container and
 /// nothing the container built is seen under it.
@@ -111,7 +113,8 @@ final class Overlay: @unchecked Sendable {
 extension Overlay {
     /// How many overlays are active anywhere in the process. Zero in production, so that a resolve pays one
     /// atomic load, not a task-local read, to learn that no overlay applies.
-    static let activeCount = AtomicCounter()
+    @inline(__always)
+    static var activeCount: ProcessCounter { ProcessCounter(C_INJECT_ACTIVE_OVERLAYS) }
 
     /// The overlay of the current task.
     @TaskLocal static var current: Overlay?

@@ -224,8 +224,17 @@ final class ResolutionContext {
 
     /// Ends a top-level resolve: graph-scope instances are released, the overlay forgotten, and the build events
     /// handed to their observers.
+    @inline(__always)
     func endTopLevel() {
         overlay = nil
+        if !graph.isEmpty || topStorage.pointee != nil || !pendingEvents.isEmpty {
+            endTopLevelSlowly()
+        }
+    }
+
+    /// ``endTopLevel()`` when graph-scope instances or build events are left.
+    @inline(never)
+    private func endTopLevelSlowly() {
         if !graph.isEmpty {
             // Cleared before the instances go: a deinit may resolve, and must find a context at rest.
             let dropped = graph
