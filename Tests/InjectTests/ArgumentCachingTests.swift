@@ -20,6 +20,15 @@ private struct Page: Hashable, Sendable {
     let number: Int
 }
 
+/// An argument whose values all hash alike: they can be told apart only by equality.
+private struct Colliding: Hashable, Sendable {
+    let id: Int
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(0)
+    }
+}
+
 private final class PageView: Sendable {
     let page: Page
 
@@ -54,6 +63,57 @@ struct ArgumentCachingTests {
 
         #expect(first === again)
         #expect(first !== other)
+    }
+
+    @Test func aThousandValuesKeepTheirOwnSingletonWhileThePublishedTableGrows() {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }.scope(.singleton)
+
+        let first = (0..<1000).map { container.resolve(NoteEditor.self, argument: $0) }
+        let again = (0..<1000).reversed().map { container.resolve(NoteEditor.self, argument: $0) }.reversed()
+
+        #expect(zip(first, again).allSatisfy { $0 === $1 })
+        #expect(first.map(\.noteID) == Array(0..<1000))
+        #expect(Set(first.map(ObjectIdentifier.init)).count == 1000)
+    }
+
+    @Test func valuesWhoseHashesCollideAreToldApartByEquality() {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, value: Colliding) in NoteEditor(noteID: value.id) }
+            .scope(.singleton)
+
+        let first = (0..<50).map { container.resolve(NoteEditor.self, argument: Colliding(id: $0)) }
+        let again = (0..<50).map { container.resolve(NoteEditor.self, argument: Colliding(id: $0)) }
+
+        #expect(zip(first, again).allSatisfy { $0 === $1 })
+        #expect(first.map(\.noteID) == Array(0..<50))
+    }
+
+    @Test func readersSeeOneInstancePerValueWhileOtherThreadsPublishNewValues() {
+        let container = DIContainer()
+        let builds = Collector<Int>()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in
+            builds.append(id)
+            return NoteEditor(noteID: id)
+        }
+        .scope(.singleton)
+        let instances = Collector<(Int, ObjectIdentifier)>()
+
+        finishes("8 threads resolving 400 values each, in different orders, while the table grows") {
+            onThreadsAtOnce(8) { index in
+                // Each thread walks the values from its own starting point, so that some publish while others read.
+                for step in 0..<400 {
+                    let id = (step + index * 50) % 400
+                    let editor = container.resolve(NoteEditor.self, argument: id)
+                    instances.append((id, ObjectIdentifier(editor)))
+                }
+            }
+        }
+
+        #expect(builds.values.sorted() == Array(0..<400), "one build per value")
+        let byValue = Dictionary(grouping: instances.values, by: \.0).mapValues { Set($0.map(\.1)) }
+        #expect(byValue.count == 400)
+        #expect(byValue.values.allSatisfy { $0.count == 1 }, "every reader got the one instance of each value")
     }
 
     @Test func transientStillBuildsOnEveryResolve() {

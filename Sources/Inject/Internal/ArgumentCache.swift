@@ -1,3 +1,5 @@
+import CInjectShims
+
 /// How an argument registration whose argument is `Hashable` keys its cached instances: one per argument value.
 ///
 /// Made once, at registration, where the argument's type is known; it opens the `Hashable` conformance then, so
@@ -76,20 +78,70 @@ final class ArgumentGraph<T> {
 }
 
 /// The built `.singleton` instances of an argument registration, by argument value, published for the fast path of
-/// `resolve(argument:)`: a hash of the argument, the table's lock, and an equality check; no boxing, no
-/// `AnyHashable`. An instance is published once its build is done and stays until the registration goes (a
+/// `resolve(argument:)`: a hash of the argument, one or two atomic loads, and an equality check; no lock, no boxing,
+/// no `AnyHashable`. An instance is published once its build is done and stays until the registration goes (a
 /// singleton is never reset), so a reader may keep a pointer to its storage.
+///
+/// The table is open-addressed, indexed with the argument's own hash, and read without a lock, as ``EntryTable``
+/// is: writers (one per argument value, under `state`'s lock) store items with release ordering, and publish a
+/// bigger table when it fills past half, keeping the old one for readers that may still probe it.
 final class PublishedArguments: @unchecked Sendable {
-    // @unchecked: `items` is only touched under its lock; the storages it points to are written once, before they
-    // are published, and freed only in `deinit`.
-    private struct Item {
+    // @unchecked: `state` is only touched under its lock; the table cell only atomically; the items and tables it
+    // points to are immutable once published and freed only in `deinit`.
+
+    /// One published instance: written once, before it is published.
+    private final class Item {
+        /// The argument's hash.
+        let hash: Int
         /// The argument, boxed by ``ArgumentKeying/box``.
         let key: AnyObject
         /// A copy of the instance, as raw storage of the registration's `T`.
         let storage: UnsafeMutableRawPointer
+
+        init(hash: Int, key: AnyObject, storage: UnsafeMutableRawPointer) {
+            self.hash = hash
+            self.key = key
+            self.storage = storage
+        }
     }
 
-    private let items = Locked<[Int: [Item]]>([:])
+    /// Open-addressed slots of unretained items (``State/items`` owns them), linear probing.
+    private final class Table {
+        let capacity: Int
+        let slots: ReferenceCell
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            slots = ReferenceCells.allocate(capacity)
+        }
+
+        deinit {
+            ReferenceCells.free(slots, count: capacity)
+        }
+
+        @inline(__always)
+        func home(of hash: Int) -> Int { hash & (capacity &- 1) }
+
+        /// Stores `item` in the first empty slot of its probe sequence. Call only under the lock, below half full.
+        func store(_ item: Item) {
+            var index = home(of: item.hash)
+            while c_inject_load_acquire(slots + index) != nil {
+                index = (index &+ 1) & (capacity &- 1)
+            }
+            c_inject_store_release(slots + index, Unmanaged.passUnretained(item).toOpaque())
+        }
+    }
+
+    private struct State {
+        /// Every item published, in order: they own the storages.
+        var items: [Item] = []
+        /// The tables that were replaced by bigger ones: a reader may still be probing one.
+        var retired: [Table] = []
+    }
+
+    private let state = Locked(State())
+    /// The current ``Table``, retained.
+    private let table: ReferenceCell = ReferenceCells.allocate(1)
     /// Frees one storage: deinitializes and deallocates a `T`.
     private let free: (UnsafeMutableRawPointer) -> Void
 
@@ -99,22 +151,34 @@ final class PublishedArguments: @unchecked Sendable {
             value.deinitialize(count: 1)
             value.deallocate()
         }
+        c_inject_store_release(table, Unmanaged.passRetained(Table(capacity: 16)).toOpaque())
     }
 
     deinit {
-        for bucket in items.withLock({ $0.values }) {
-            for item in bucket {
-                free(item.storage)
-            }
+        for item in state.withLock({ $0.items }) {
+            free(item.storage)
         }
+        table.releaseObject()
+        ReferenceCells.free(table, count: 1)
     }
 
-    /// The storage of the instance built for the argument at `argument`, if it is published.
+    /// The storage of the instance built for the argument at `argument`, if it is published. Lock-free.
     @inline(__always)
     func storage(at argument: UnsafeRawPointer, _ keying: ArgumentKeying) -> UnsafeMutableRawPointer? {
         let hash = keying.hashAt(argument)
-        return items.withLock { items in
-            items[hash]?.first { keying.equalAt(argument, $0.key) }?.storage
+        let raw = c_inject_load_acquire(table).unsafelyUnwrapped
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table in
+            var index = table.home(of: hash)
+            while let slot = c_inject_load_acquire(table.slots + index) {
+                let found: UnsafeMutableRawPointer? = Unmanaged<Item>.fromOpaque(slot)._withUnsafeGuaranteedRef {
+                    $0.hash == hash && keying.equalAt(argument, $0.key) ? $0.storage : nil
+                }
+                if let found {
+                    return found
+                }
+                index = (index &+ 1) & (table.capacity &- 1)
+            }
+            return nil
         }
     }
 
@@ -124,11 +188,25 @@ final class PublishedArguments: @unchecked Sendable {
         let hash = keying.hashOfBox(argument)
         let storage = UnsafeMutablePointer<T>.allocate(capacity: 1)
         storage.initialize(to: value)
-        let published: Bool = items.withLock { items in
-            if items[hash]?.contains(where: { keying.equalToBox(argument, $0.key) }) == true {
+        let published: Bool = state.withLock { state in
+            if state.items.contains(where: { $0.hash == hash && keying.equalToBox(argument, $0.key) }) {
                 return false
             }
-            items[hash, default: []].append(Item(key: key, storage: UnsafeMutableRawPointer(storage)))
+            let item = Item(hash: hash, key: key, storage: UnsafeMutableRawPointer(storage))
+            state.items.append(item)
+            let current = Unmanaged<Table>.fromOpaque(c_inject_load_acquire(table).unsafelyUnwrapped)
+            let capacity = current._withUnsafeGuaranteedRef { $0.capacity }
+            if state.items.count * 2 <= capacity {
+                current._withUnsafeGuaranteedRef { $0.store(item) }
+            } else {
+                let grown = Table(capacity: capacity * 2)
+                for item in state.items {
+                    grown.store(item)
+                }
+                state.retired.append(current.takeUnretainedValue())
+                c_inject_store_release(table, Unmanaged.passRetained(grown).toOpaque())
+                current.release()
+            }
             return true
         }
         if !published {

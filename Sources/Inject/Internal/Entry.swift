@@ -312,10 +312,13 @@ class EntryBase: @unchecked Sendable {
     /// service type.
     @inline(__always)
     func publishedArgumentStorage<Argument>(for argument: Argument) -> UnsafeMutableRawPointer? {
-        guard let published = (cells + Cell.publishedArguments).loadObject(as: PublishedArguments.self),
+        guard let raw = c_inject_load_acquire(cells + Cell.publishedArguments),
             let keying = argumentKeying, keying.type == ObjectIdentifier(Argument.self)
         else { return nil }
-        return withUnsafePointer(to: argument) { published.storage(at: UnsafeRawPointer($0), keying) }
+        // Unretained: the entry holds the table for as long as it lives, and the caller holds the entry.
+        return Unmanaged<PublishedArguments>.fromOpaque(raw)._withUnsafeGuaranteedRef { published in
+            withUnsafePointer(to: argument) { published.storage(at: UnsafeRawPointer($0), keying) }
+        }
     }
 
     /// Drops the instance the entry's own slot caches, if it made one. A published singleton stays published.
