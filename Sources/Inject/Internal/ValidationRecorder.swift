@@ -44,6 +44,12 @@ final class ValidationRecorder: @unchecked Sendable {
         var kind: EdgeKind
     }
 
+    /// An edge's ends, for ``State/edgeIndex``.
+    struct EdgeKey: Hashable {
+        let source: Source
+        let target: Target
+    }
+
     /// A dependency a lazy wrapper will resolve on first read: validation resolves it after the build that made
     /// the wrapper, as a resolve of its own.
     struct LazyCheck {
@@ -63,7 +69,8 @@ final class ValidationRecorder: @unchecked Sendable {
         var dependencies: [Source: [Edge]] = [:]
         /// Who asked, in the order each first asked.
         var sources: [Source] = []
-        var edgeIndex: [Source: [Target: Int]] = [:]
+        /// Where each edge is in its source's ``dependencies``: one lookup finds whether it was recorded.
+        var edgeIndex: [EdgeKey: Int] = [:]
         /// The longest time each registration's own factory took, in nanoseconds.
         var buildNanoseconds: [ObjectIdentifier: UInt64] = [:]
         /// Services asked for but not registered, in the order first asked.
@@ -183,14 +190,28 @@ extension ValidationRecorder.State {
     }
 
     fileprivate mutating func add(_ edge: ValidationRecorder.Edge, from source: ValidationRecorder.Source) {
-        if let index = edgeIndex[source]?[edge.to] {
-            dependencies[source]![index].kind = min(dependencies[source]![index].kind, edge.kind)
-            return
+        // Every edge of every build passes here: each dictionary is looked up once.
+        let key = ValidationRecorder.EdgeKey(source: source, target: edge.to)
+        let known = edgeIndex[key]
+        let sourceCount = dependencies.count
+        var position = 0
+        update(&dependencies[source, default: []]) { edges in
+            if let known {
+                edges[known].kind = min(edges[known].kind, edge.kind)
+            } else {
+                position = edges.count
+                edges.append(edge)
+            }
         }
-        if dependencies[source] == nil {
+        guard known == nil else { return }
+        if dependencies.count != sourceCount {
             sources.append(source)
         }
-        edgeIndex[source, default: [:]][edge.to] = dependencies[source]?.count ?? 0
-        dependencies[source, default: []].append(edge)
+        edgeIndex[key] = position
     }
+}
+
+/// Runs `body` on `value` in place: with a dictionary's `subscript(_:default:)`, one lookup reads and writes.
+private func update<Value>(_ value: inout Value, _ body: (inout Value) -> Void) {
+    body(&value)
 }
