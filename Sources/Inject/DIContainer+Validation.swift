@@ -187,9 +187,9 @@ extension DIContainer {
         private let onMainActor = MainActorFactory.isOnMainActor
 
         init(of container: DIContainer, buildsAsync: Bool) {
-            recorder = ValidationRecorder(buildsAsync: buildsAsync)
-            overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)
             registrations = container.registrationsToValidate()
+            recorder = ValidationRecorder(buildsAsync: buildsAsync, registrations: registrations.count)
+            overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)
             containers = Array(container.lineage)
             problems = ProblemCollector()
             problems.buildsAsync = buildsAsync
@@ -346,7 +346,8 @@ extension DependencyGraph {
             missingIndex[service] = nodes.count
             nodes.append(Node(service: service, scope: nil))
         }
-        var drawn: Set<[Int]> = []
+        var drawn: Set<Int> = []  // from * nodes.count + to
+        drawn.reserveCapacity(seen.sources.count * 4)
         for source in seen.sources {
             let from: Int?
             switch source {
@@ -360,7 +361,7 @@ extension DependencyGraph {
                 case .node(let node): to = index[node.entry]
                 case .missing(let service): to = missingIndex[service]
                 }
-                if let to, drawn.insert([from, to]).inserted {
+                if let to, drawn.insert(from &* nodes.count &+ to).inserted {
                     edges.append(Edge(from: from, to: to, isLazy: dependency.kind == .lazy))
                 }
             }

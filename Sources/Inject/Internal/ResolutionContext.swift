@@ -32,6 +32,11 @@ final class ResolutionContext {
     struct GraphKey: Hashable {
         let entry: ObjectIdentifier
         let container: ObjectIdentifier
+
+        /// One word for the hasher, rather than one per identity.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine((UInt(bitPattern: entry) &* 0x9E37_79B9_7F4A_7C15) ^ UInt(bitPattern: container))
+        }
     }
 
     /// How deep one resolution may go before it is reported as runaway recursion. Real graphs stay far below;

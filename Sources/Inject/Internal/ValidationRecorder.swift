@@ -13,18 +13,47 @@ final class ValidationRecorder: @unchecked Sendable {
     struct Node: Hashable {
         let entry: ObjectIdentifier
         let home: ObjectIdentifier
+
+        /// The two identities mixed into one word. Every edge of every build is looked up by its ends, so each
+        /// key feeds the hasher once rather than once per field and enum tag.
+        var mixed: UInt {
+            (UInt(bitPattern: entry) &* 0x9E37_79B9_7F4A_7C15) ^ UInt(bitPattern: home)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(mixed)
+        }
     }
 
     /// Where an edge leads: an instance, or a service nothing is registered for.
     enum Target: Hashable {
         case node(Node)
         case missing(String)
+
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case .node(let node): hasher.combine(node.mixed)
+            case .missing(let service): hasher.combine(service)
+            }
+        }
     }
 
     /// Who asked: an instance's factory or `resolveProperties`, or a root of `validate(building:)`.
     enum Source: Hashable {
         case node(Node)
         case root(Int)
+
+        /// One word for the hasher (a root and a node may share it; equality tells them apart).
+        var mixed: UInt {
+            switch self {
+            case .node(let node): node.mixed
+            case .root(let index): UInt(bitPattern: index)
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(mixed)
+        }
     }
 
     /// How a dependency was asked for, strongest first.
@@ -48,6 +77,15 @@ final class ValidationRecorder: @unchecked Sendable {
     struct EdgeKey: Hashable {
         let source: Source
         let target: Target
+
+        func hash(into hasher: inout Hasher) {
+            switch target {
+            case .node(let node): hasher.combine(source.mixed &* 0xBF58_476D_1CE4_E5B9 ^ node.mixed)
+            case .missing(let service):
+                hasher.combine(source.mixed)
+                hasher.combine(service)
+            }
+        }
     }
 
     /// A dependency a lazy wrapper will resolve on first read: validation resolves it after the build that made
@@ -91,8 +129,19 @@ final class ValidationRecorder: @unchecked Sendable {
     /// Whether this validation runs async factories (`validateAsync()`).
     let buildsAsync: Bool
 
-    init(buildsAsync: Bool) {
+    /// - Parameters:
+    ///   - buildsAsync: Whether the validation runs async factories.
+    ///   - registrations: How many registrations it will build, to size the tables once.
+    init(buildsAsync: Bool, registrations: Int = 0) {
         self.buildsAsync = buildsAsync
+        state.withLock { state in
+            state.entries.reserveCapacity(registrations)
+            state.seenEntries.reserveCapacity(registrations)
+            state.dependencies.reserveCapacity(registrations)
+            state.sources.reserveCapacity(registrations)
+            state.edgeIndex.reserveCapacity(registrations * 4)
+            state.buildNanoseconds.reserveCapacity(registrations)
+        }
     }
 
     /// `source` (or a top-level request, when `nil`) asked for `entry`, which was then built in `home`.
