@@ -42,12 +42,14 @@ static inline intptr_t c_inject_int_add(intptr_t *_Nonnull cell, intptr_t delta)
 
 /// Process-wide counters that a resolve reads on its hot path: plain C globals, so that a read costs one atomic
 /// load, where a Swift `static let` costs a `swift_once` call before it. Index with the constants below.
-extern intptr_t c_inject_process_counters[2];
+extern intptr_t c_inject_process_counters[3];
 
 /// How many test overrides (and validation layers) are active anywhere in the process.
 #define C_INJECT_ACTIVE_OVERLAYS 0
 /// How many `onBuild` observers are set on live containers.
 #define C_INJECT_BUILD_OBSERVERS 1
+/// How many async factories are running anywhere in the process.
+#define C_INJECT_ASYNC_FACTORIES 2
 
 /// Loads process-wide counter `which` (acquire).
 static inline intptr_t c_inject_process_counter(int which) {

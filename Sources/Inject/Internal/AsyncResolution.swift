@@ -1,3 +1,4 @@
+import CInjectShims
 import Dispatch
 
 /// One async resolution: everything one top-level `resolveAsync` (or one eager build of `warmUp()`) builds, on
@@ -135,7 +136,8 @@ final class AsyncFrame: @unchecked Sendable {
 
     /// How many async factories are running, process-wide: zero in an app at rest, so that a synchronous resolve
     /// pays one atomic load, not a task-local read, to learn that it is not inside one.
-    static let inFlight = AtomicCounter()
+    @inline(__always)
+    static var inFlight: ProcessCounter { ProcessCounter(C_INJECT_ASYNC_FACTORIES) }
 
     /// ``current`` when an async factory may be running, else `nil` without reading the task-local.
     @inline(__always)
