@@ -12,14 +12,17 @@ import Testing
 /// `INJECT_SOAK_SEED` replays a seed, `INJECT_SOAK_SCALE` scales the number of operations (CI runs 0.1 under the
 /// thread sanitizer).
 struct SoakTests {
-    @Test func aChurningTreeOfContainersKeepsEveryGuaranteeUnderASeededSoak() {
+    /// Async, so that waiting for the workers suspends instead of blocking one of the concurrency pool's threads
+    /// for the whole run: with two cores the pool has two, and the soak's own tasks and the tests running beside it
+    /// need them.
+    @Test func aChurningTreeOfContainersKeepsEveryGuaranteeUnderASeededSoak() async {
         let configuration = SoakConfiguration.fromEnvironment()
         print("soak: \(configuration)")
         let world = SoakWorld(ledger: SoakLedger())
         let overlap = Guarded((running: 0, most: 0))
         let start = DispatchTime.now().uptimeNanoseconds
         let limit = 60 + 180 * configuration.scale
-        let finished = finishes(within: limit, "the soak (\(configuration))") {
+        let finished = await finishesSuspending(within: limit, "the soak (\(configuration))") {
             Self.run(world, configuration, overlap: overlap)
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

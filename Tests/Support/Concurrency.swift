@@ -33,6 +33,35 @@ package func finishes(
     return finished
 }
 
+/// Runs `body` on a thread of its own and suspends until it finishes, at most `seconds`: the asynchronous form of
+/// ``finishes(within:_:sourceLocation:_:)`` for a long body, which would otherwise hold one of the concurrency
+/// pool's threads (two on a 2-core machine) blocked for as long as it runs, starving the tests running beside it.
+///
+/// Records a test failure when the time runs out. A body that never finishes stays blocked on its thread.
+///
+/// - Returns: Whether `body` finished in time.
+@discardableResult
+package func finishesSuspending(
+    within seconds: Double = 10,
+    _ what: String,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable () -> Void
+) async -> Bool {
+    let done = Cell<Bool>(false)
+    let thread = Thread {
+        body()
+        done.value = true
+    }
+    thread.start()
+    let finished = await eventually(within: seconds) { done.value == true }
+    #expect(
+        finished,
+        "\(what) did not finish within \(seconds) s: a deadlock or a hang",
+        sourceLocation: sourceLocation
+    )
+    return finished
+}
+
 /// Waits for `semaphore` at most `seconds`, recording a test failure when the time runs out.
 ///
 /// - Returns: Whether the semaphore was signalled in time.
