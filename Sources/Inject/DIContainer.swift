@@ -66,6 +66,7 @@ public final class DIContainer: @unchecked Sendable {
     }
 
     deinit {
+        Overlay.containerEnded(ObjectIdentifier(self))
         let observers = state.withLock { $0.buildObservers.count }
         if observers > 0 {
             BuildObservation.observerCount.add(-observers)

@@ -12,6 +12,8 @@ import CInjectShims
 /// - **Caches**: every shared instance built while the overlay is active is kept in the overlay, whatever container
 ///   the resolve went through (the target, a parent, a sibling, an unrelated container), and dropped with it. A
 ///   container's own caches are never written under an overlay, so nothing built inside is seen after it ends.
+///   The overlay does not keep a container alive: when one is released while the overlay lives, the instances the
+///   overlay holds for it are released with it (`.scoped` instances and their `onRelease`), as outside an overlay.
 final class Overlay: @unchecked Sendable {
     // @unchecked: every stored property is a `let`, and `slots` and the recorder lock themselves.
     /// The container the overlay applies to, with its descendants; `nil` for every container.
@@ -31,9 +33,9 @@ final class Overlay: @unchecked Sendable {
     private struct Held {
         // The slot first: it goes first, so that its instance's onRelease runs while the entry is still there.
         let slot: AnyObject
-        // Strong references keep the identities in the key from being reused while the slot lives.
+        // A strong reference keeps the entry's identity in the key from being reused while the slot lives. The
+        // home's identity cannot be reused either: ``containerEnded(_:)`` drops its slots before it is freed.
         let entry: EntryBase
-        let home: DIContainer
     }
 
     private let slots = Locked<[SlotKey: Held]>([:])
@@ -43,6 +45,12 @@ final class Overlay: @unchecked Sendable {
         self.registry = registry
         self.outer = outer
         self.recorder = recorder
+        Self.live.withLock { $0[ObjectIdentifier(self)] = WeakOverlay(overlay: self) }
+    }
+
+    deinit {
+        let identity = ObjectIdentifier(self)
+        Self.live.withLock { _ = $0.removeValue(forKey: identity) }
     }
 
     /// Whether resolves through `container` see this overlay: `container` is the target or one of its descendants.
@@ -72,7 +80,7 @@ final class Overlay: @unchecked Sendable {
                 return unsafeDowncast(held.slot, to: InstanceSlot<T>.self)
             }
             let slot = entry.makeSlot(code)
-            slots[key] = Held(slot: slot, entry: entry, home: home)
+            slots[key] = Held(slot: slot, entry: entry)
             return slot
         }
     }
@@ -85,15 +93,16 @@ final class Overlay: @unchecked Sendable {
                 return unsafeDowncast(held.slot, to: ArgumentCache<T>.self)
             }
             let cache = ArgumentCache { entry.makeSlot(code) }
-            slots[key] = Held(slot: cache, entry: entry, home: home)
+            slots[key] = Held(slot: cache, entry: entry)
             return cache
         }
     }
 
     /// Drops the instances of `scope` this overlay holds for `container`.
     func reset(_ scope: Scope, in container: DIContainer) {
+        let home = ObjectIdentifier(container)
         let dropped: [Held] = slots.withLock { slots in
-            let matching = slots.filter { $0.value.entry.scopeCode == scope.code && $0.value.home === container }
+            let matching = slots.filter { $0.value.entry.scopeCode == scope.code && $0.key.home == home }
             for key in matching.keys {
                 slots[key] = nil
             }
@@ -107,6 +116,41 @@ final class Overlay: @unchecked Sendable {
         let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
         let dropped = slots.withLock { $0.removeValue(forKey: key) }
         _ = dropped  // released here, outside the lock: a deinit (and onRelease) is user code
+    }
+
+    /// Takes every slot this overlay holds for the container `home`.
+    private func takeSlots(of home: ObjectIdentifier) -> [Held] {
+        slots.withLock { slots in
+            let matching = slots.filter { $0.key.home == home }
+            for key in matching.keys {
+                slots[key] = nil
+            }
+            return Array(matching.values)
+        }
+    }
+}
+
+extension Overlay {
+    /// An overlay, unretained, in ``live``.
+    private struct WeakOverlay {
+        weak var overlay: Overlay?
+    }
+
+    /// Every overlay in the process that has not been freed, so that a container's release reaches the slots any of
+    /// them holds for it, whichever task or thread lets the container go.
+    private static let live = Locked<[ObjectIdentifier: WeakOverlay]>([:])
+
+    /// Releases what every live overlay holds for `container`, which is being released: its `.scoped` instances
+    /// built under an overlay go with it, `onRelease` included, exactly as those built outside one. Called by
+    /// `DIContainer`'s `deinit`, outside every lock; the instances are released here, after the locks are dropped.
+    static func containerEnded(_ container: ObjectIdentifier) {
+        let overlays = live.withLock { live in live.values.compactMap(\.overlay) }
+        guard !overlays.isEmpty else { return }
+        var dropped: [Held] = []
+        for overlay in overlays {
+            dropped += overlay.takeSlots(of: container)
+        }
+        _ = dropped
     }
 }
 
