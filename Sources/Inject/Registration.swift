@@ -50,12 +50,15 @@ public final class Registration<T> {
     static func apply(_ scope: Scope, to entry: Entry<T>, in container: DIContainer) {
         if entry.takesArgument, scope != .transient, entry.argumentKeying == nil {
             let argument = Describe.type(entry.expectedArgument ?? Any.self)
+            // A tuple cannot conform to a protocol: it has to become a struct. Anything else can conform.
+            let how =
+                argument.hasPrefix("(") ? "a struct instead of the tuple, declared Hashable" : "conform to Hashable"
             fatalError(
                 """
                 Inject: \(entry.label), registered at \(entry.location), takes a runtime argument of type \
                 \(argument), which is not Hashable, so it cannot be \(scope): a \(scope) argument registration keeps \
                 one instance per argument value, and needs to tell the values apart.
-                  fix: make \(argument) Hashable (a struct instead of a tuple, say), or keep the registration \
+                  fix: make \(argument) Hashable (\(how)), or keep the registration \
                 .transient (the default for argument registrations).
                 """,
                 file: entry.file,

@@ -65,7 +65,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 lines.append("  \(padded)  \(Describe.milliseconds(build.seconds))\(via)")
             }
         }
-        if builds.count > slowest.count {
+        if slowest.isEmpty, !builds.isEmpty {
+            lines.append("every build took under 0.05 ms")
+        } else if builds.count > slowest.count {
             let rest = builds.count - slowest.count
             lines.append("  and \(ValidationReport.count(rest, "faster build"))")
         }

@@ -231,6 +231,19 @@ struct ArgumentCachingTests {
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("which is not Hashable"), "\(stderr)")
-        #expect(stderr.contains("make (Int, Int) Hashable"), "\(stderr)")
+        #expect(stderr.contains("make (Int, Int) Hashable (a struct instead of the tuple"), "\(stderr)")
+    }
+
+    @Test func aStructArgumentThatIsNotHashableIsToldToConformNotToBecomeAStruct() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            struct Query { let text: String }
+            let container = DIContainer()
+            container.register(Widget.self) { (_: DIResolver, query: Query) in Widget(serial: query.text.count) }
+                .scope(.singleton)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("make Query Hashable (conform to Hashable)"), "\(stderr)")
+        #expect(!stderr.contains("tuple"), "\(stderr)")
     }
 }

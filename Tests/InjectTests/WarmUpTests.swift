@@ -157,6 +157,22 @@ struct WarmUpTests {
         #expect(abs(report.speedUp - report.serialSeconds / report.wallSeconds) < 1e-9)
     }
 
+    @Test func aReportOfOnlyFastBuildsSaysSoInsteadOfCountingFasterBuildsUnderNoList() async throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: 1) }.scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        try #require(report.builds.count == 1)
+        if report.builds[0].seconds < 0.000_05 {
+            #expect(report.description.contains("every build took under 0.05 ms"), "\(report)")
+            #expect(!report.description.contains("faster build"), "\(report)")
+            #expect(!report.description.contains("slowest builds"), "\(report)")
+        } else {
+            #expect(report.description.contains("slowest builds:\n  Widget (.singleton)"), "\(report)")
+        }
+    }
+
     @Test func aSynchronousFactoryThatReadsAnEagerAsyncSingletonIsBuiltAfterIt() async throws {
         let container = DIContainer()
         let gate = AsyncGate()
