@@ -126,6 +126,16 @@ final class AssertValidFailureTests: XCTestCase {
         XCTAssertEqual(failures.count, 1, "\(failures.map(\.description))")
         XCTAssertTrue(failures.first?.description.contains("@Injected Exploding at") == true)
     }
+
+    func testAssertValidAsyncBuildsTheRootsItIsGiven() async {
+        captured = []
+        capturing = true
+        await assertValidAsync(makeValidContainer(), building: { ScreenNeedingAnUnregisteredService() })
+        capturing = false
+
+        XCTAssertEqual(captured.count, 1, "\(captured.map(\.description))")
+        XCTAssertTrue(captured.first?.description.contains("@Injected Exploding at") == true)
+    }
 }
 
 /// `assertValid` on containers it must pass: a failure here fails the test.
@@ -200,6 +210,21 @@ struct ExpectValidTests {
         #expect(!report.isValid)
         #expect(recorded.joined().contains("@Injected Exploding at"), "\(recorded)")
         #expect(expectValid(container, building: { Widget(serial: 1) }).isValid)
+    }
+
+    @Test func expectValidAsyncBuildsTheRootsItIsGiven() async {
+        let built = Counter()
+
+        let report = await expectValidAsync(
+            makeValidContainer(),
+            building: {
+                built.increment()
+                return Widget(serial: 1)
+            }
+        )
+
+        #expect(report.isValid)
+        #expect(built.value == 1, "the root was not built")
     }
 
     @Test func expectValidPassesOnAValidContainerAndReturnsTheReport() {
