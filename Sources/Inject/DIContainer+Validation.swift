@@ -188,7 +188,11 @@ extension DIContainer {
 
         init(of container: DIContainer, buildsAsync: Bool) {
             registrations = container.registrationsToValidate()
-            recorder = ValidationRecorder(buildsAsync: buildsAsync, registrations: registrations.count)
+            recorder = ValidationRecorder(
+                buildsAsync: buildsAsync,
+                registrations: registrations.count,
+                validated: container
+            )
             overlay = Overlay(target: nil, registry: nil, outer: Overlay.active(), recorder: recorder)
             containers = Array(container.lineage)
             problems = ProblemCollector()

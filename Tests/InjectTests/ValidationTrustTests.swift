@@ -99,6 +99,27 @@ private final class LivePricingHolder: Sendable {}
 
 private protocol PaymentClient: Sendable {}
 private final class LivePaymentClient: PaymentClient {}
+private protocol WishlistStore: Sendable {}
+private final class LocalWishlistStore: WishlistStore {}
+private final class WishlistModel: Sendable {
+    let store: any WishlistStore
+    init(store: any WishlistStore) { self.store = store }
+}
+/// A screen made with `init()` whose wrapper has no `container:`: outside any factory it resolves through
+/// `DIContainer.shared`.
+private final class OrdersScreen {
+    @Injected var orders: OrderBook
+}
+private final class OrderBook: Sendable {}
+private final class SignedInUser: Sendable {}
+/// An app-wide singleton that needs the signed-in user, which only a session child registers.
+private final class OrderTracker: Sendable {
+    let user: SignedInUser
+    init(user: SignedInUser) { self.user = user }
+}
+private protocol ProductCatalog: Sendable {}
+private final class ProductCatalogue: Sendable {}
+private final class LiveProductCatalog: ProductCatalog {}
 
 /// Holds a `Cart`: a captive when it outlives the Cart.
 private final class CartBridge: Sendable {
@@ -363,6 +384,99 @@ struct ValidationTrustTests {
         let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(PaymentClient.self) }
 
         #expect(error.description.contains("did you mean to add .implements(PaymentClient.self)"), "\(error)")
+    }
+
+    @Test func theServiceThatAsksIsNeverSuggestedAsTheOneItAsksFor() throws {
+        let container = DIContainer()
+        container.register(LocalWishlistStore.self) { LocalWishlistStore() }
+        container.register(WishlistModel.self) { r in WishlistModel(store: try r.resolve(WishlistStore.self)) }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(WishlistModel.self) }
+
+        #expect(error.description.contains("LocalWishlistStore is registered at"), "\(error)")
+        #expect(!error.description.contains("WishlistModel is registered at"), "the asker suggested: \(error)")
+    }
+
+    @Test func aNameThatDiffersByALetterIsSuggestedAsASlipNotAsAProtocol() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(ProductCatalog.self) { LiveProductCatalog() }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(ProductCatalogue.self) }
+
+        #expect(
+            error.description.contains(
+                "ProductCatalog is registered at \(registeredAt(line)): did you mean ProductCatalog? Its name differs"
+            ),
+            "\(error)"
+        )
+        #expect(!error.description.contains("did you mean to resolve the protocol"), "\(error)")
+    }
+
+    @Test func aMisspelledNameIsPointedOutAndTheOtherNamesComeInRegistrationOrder() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: 0) }
+        container.register(Widget.self, name: "paypal") { Widget(serial: 1) }
+        container.register(Widget.self, name: "invoice") { Widget(serial: 2) }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(Widget.self, name: "paypall")
+        }
+
+        let text = error.description
+        #expect(text.contains("did you mean Widget[\"paypal\"] at"), "\(text)")
+        let unnamed = try #require(text.range(of: "Widget at "))
+        let paypal = try #require(text.range(of: "Widget[\"paypal\"] at "))
+        let invoice = try #require(text.range(of: "Widget[\"invoice\"] at "))
+        #expect(unnamed.lowerBound < paypal.lowerBound && paypal.lowerBound < invoice.lowerBound, "\(text)")
+    }
+
+    @Test func aScreenWhoseWrapperGoesThroughTheSharedContainerSaysSoWhenTheValidatedOneRegistersTheService() {
+        let app = DIContainer()
+        let line = #line + 1
+        app.register(OrderBook.self) { OrderBook() }
+        let session = app.makeChild()
+
+        let report = session.validationReport(building: { OrdersScreen() })
+
+        let text = report.problems.map(\.description).joined(separator: "\n")
+        #expect(
+            text.contains(
+                "OrderBook is registered at \(registeredAt(line)), in the validated container or a parent, but this request went through DIContainer.shared"
+            ),
+            "\(report)"
+        )
+        #expect(text.contains("fix: make the object in a factory of the container"), "\(report)")
+        #expect(!text.contains("register OrderBook in this container or one of its parents"), "\(report)")
+    }
+
+    @Test func aParentsSingletonThatNeedsAChildsServiceSaysWhyItCannotSeeIt() {
+        let app = DIContainer()
+        let trackerLine = #line + 1
+        app.register(OrderTracker.self) { r in OrderTracker(user: try r.resolve()) }.scope(.singleton)
+        let session = app.makeChild()
+        session.register(SignedInUser.self) { SignedInUser() }
+
+        let report = session.validationReport()
+
+        let text = report.problems.map(\.description).joined(separator: "\n")
+        #expect(
+            text.contains(
+                "but OrderTracker is .singleton, registered at \(registeredAt(trackerLine)) in a parent of the validated container"
+            ),
+            "\(report)"
+        )
+        #expect(text.contains("fix: register OrderTracker in the container that registers SignedInUser"), "\(report)")
+    }
+
+    @Test func aServiceMissingEverywhereKeepsThePlainFix() {
+        let app = DIContainer()
+        app.register(OrderTracker.self) { r in OrderTracker(user: try r.resolve()) }.scope(.singleton)
+
+        let report = app.makeChild().validationReport()
+
+        let text = report.problems.map(\.description).joined(separator: "\n")
+        #expect(text.contains("fix: register SignedInUser in this container or one of its parents."), "\(report)")
     }
 
     @Test func aHintNamesOnlyAProtocolOrAConcreteTypeThatSharesAWordOfItsName() throws {

@@ -34,6 +34,25 @@ enum Describe {
         return "\(tenths / 10).\(tenths % 10) ms"
     }
 
+    /// Whether two names differ by one or two letters (added, removed or changed), and are long enough for that to
+    /// look like a slip: `paypall` for `paypal`, `ProductCatalogue` for `ProductCatalog`.
+    static func isNearMiss(_ typed: String, _ meant: String) -> Bool {
+        let a = Array(typed)
+        let b = Array(meant)
+        guard a != b, min(a.count, b.count) >= 4, abs(a.count - b.count) <= 2 else { return false }
+        // Levenshtein distance, one row at a time.
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                let change = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, change)
+            }
+            previous = current
+        }
+        return previous[b.count] <= 2
+    }
+
     /// Words so common in service names that sharing one says nothing about two types being related.
     static let commonWords: Set<String> = [
         "Service", "Manager", "Client", "Provider", "Protocol", "Impl", "Live", "Default", "Real", "Mock", "Fake",

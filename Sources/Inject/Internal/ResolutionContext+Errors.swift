@@ -43,12 +43,20 @@ extension ResolutionContext {
         var details = asker.details
         let others = otherRegistrations(of: type, except: name, through: container)
         if !others.isEmpty {
-            details.append("registered under other names: " + others.joined(separator: "; "))
+            details.append("registered under other names: " + others.map(\.line).joined(separator: "; "))
+        }
+        if let name, let near = others.first(where: { $0.name.map { Describe.isNearMiss(name.rawValue, $0) } == true })
+        {
+            details.append("did you mean \(near.line)? Its name differs from \"\(name.rawValue)\" by a letter or two.")
         }
         details += relatedRegistrations(of: type, through: container)
         let request = Describe.request(type, name)
         let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
         var fix = "register \(request) in this container or one of its parents\(alternatives)."
+        if let reason = outOfReach(Key(type, name), request, through: container) {
+            details.append(reason.detail)
+            fix = reason.fix
+        }
         let hidden = container.hiddenEntry(Key(type, name), from: identity)
         if let hidden {
             fix = """
@@ -83,32 +91,79 @@ extension ResolutionContext {
         )
     }
 
-    /// Registrations of `type` under other names, in the overlays and the container's chain, as `label at file:line`.
+    /// Under `validate()`, when the service is registered in the validated container (or its ancestors) but the
+    /// request could not reach it: why, and the fix. Two ways a user meets this: a property wrapper without
+    /// `container:` made outside any factory resolves through ``DIContainer/shared``; and a singleton (or another
+    /// scope kept by its registration) resolves what it needs from the container that registered it, a parent that
+    /// does not see a child's registrations.
+    private func outOfReach(
+        _ key: Key,
+        _ request: String,
+        through container: DIContainer
+    ) -> (detail: String, fix: String)? {
+        guard let validated = overlay?.recorder?.validated, validated !== container,
+            let registered = validated.lineage.lazy.compactMap({ $0.table.find(key) }).first
+        else { return nil }
+        let at = "\(registered.label) is registered at \(registered.location), in the validated container or a parent"
+        if container === DIContainer.shared, frames.isEmpty {
+            return (
+                "\(at), but this request went through DIContainer.shared, where a property wrapper without container: resolves when it is made outside any factory.",
+                """
+                make the object in a factory of the container (its wrappers then resolve through it), or pass \
+                container: to the wrapper, or register \(request) in DIContainer.shared if that is the app's container.
+                """
+            )
+        }
+        guard let holder = frames.last(where: { Scope.resolvesFromOwner($0.entry.scopeCode) })?.entry,
+            holder.owner !== validated, validated.isOrDescends(from: holder.owner)
+        else { return nil }
+        return (
+            """
+            \(at), but \(holder.label) is \(holder.scope), registered at \(holder.location) in a parent of the \
+            validated container, and resolves what it needs from that parent, which does not see its children's \
+            registrations.
+            """,
+            """
+            register \(holder.label) in the container that registers \(request) (one per child), make it .scoped, or \
+            register \(request) in the parent.
+            """
+        )
+    }
+
+    /// Registrations of `type` under other names, in the overlays and the container's chain, each registry's in
+    /// registration order: their names, and each as `label at file:line`.
     private func otherRegistrations(
         of type: Any.Type,
         except name: DIContainer.Name?,
         through container: DIContainer
-    ) -> [String] {
+    ) -> [(name: String?, line: String)] {
         let typeID = ObjectIdentifier(type)
         let exceptID = name?.id ?? 0
         return registries(through: container).flatMap { registry in
             registry.table.entries()
                 .filter { $0.key.type == typeID && $0.key.name != exceptID }
-                .map { "\($0.label) at \($0.location)" }
+                .sorted { $0.order < $1.order }
+                .map { (name: $0.name?.rawValue, line: "\($0.label) at \($0.location)") }
         }
     }
 
     /// Registrations that were probably meant: a protocol registered where a concrete type of a similar name is
-    /// asked for (or the reverse), judged by the words of their names (`LiveAPIClient` and `APIClient` share
-    /// `API` and `Client`); and a type of the same name from another module. Each as a line that says what to do.
+    /// asked for (or the reverse), judged by the words of their names (every distinctive word of one is in the other:
+    /// `LiveAPIClient` and `APIClient` share `API`); a type whose name differs by a letter or two; and a type of the
+    /// same name from another module. Each as a line that says what to do. The services on the resolution's path
+    /// are left out: the one that asks is not what it asks for.
     private func relatedRegistrations(of type: Any.Type, through container: DIContainer) -> [String] {
         let asked = Describe.type(type)
-        let askedWords = Describe.words(asked)
+        let askedWords = Describe.words(asked).subtracting(Describe.commonWords)
         let askedIsProtocol = Describe.isProtocol(type)
+        let onPath = Set(frames.map { ObjectIdentifier($0.entry.serviceType) })
         var lines: [String] = []
         var seen: Set<String> = []
         for registry in registries(through: container) {
-            for entry in registry.table.entries() where entry.key.type != ObjectIdentifier(type) && !entry.isForward {
+            for entry in registry.table.entries().sorted(by: { $0.order < $1.order })
+            where entry.key.type != ObjectIdentifier(type) && !entry.isForward
+                && !onPath.contains(ObjectIdentifier(entry.serviceType))
+            {
                 let registered = Describe.type(entry.serviceType)
                 guard seen.insert(registered).inserted else { continue }
                 let at = "\(entry.label) is registered at \(entry.location)"
@@ -118,9 +173,16 @@ extension ResolutionContext {
                     )
                     continue
                 }
+                if Describe.isNearMiss(asked, registered) {
+                    lines.append(
+                        "\(at): did you mean \(registered)? Its name differs from \(asked) by a letter or two."
+                    )
+                    continue
+                }
                 let registeredIsProtocol = Describe.isProtocol(entry.serviceType)
-                guard askedIsProtocol != registeredIsProtocol,
-                    !askedWords.intersection(Describe.words(registered)).subtracting(Describe.commonWords).isEmpty
+                let registeredWords = Describe.words(registered).subtracting(Describe.commonWords)
+                guard askedIsProtocol != registeredIsProtocol, !askedWords.isDisjoint(with: registeredWords),
+                    askedWords.isSubset(of: registeredWords) || registeredWords.isSubset(of: askedWords)
                 else { continue }
                 if registeredIsProtocol {
                     lines.append(

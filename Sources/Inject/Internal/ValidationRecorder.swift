@@ -128,12 +128,17 @@ final class ValidationRecorder: @unchecked Sendable {
     private let state = Locked(State())
     /// Whether this validation runs async factories (`validateAsync()`).
     let buildsAsync: Bool
+    /// The container `validate()` was called on, so that a missing service can be told apart from one registered
+    /// there but out of reach of the request (through `DIContainer.shared`, or from a parent's singleton).
+    let validated: DIContainer?
 
     /// - Parameters:
     ///   - buildsAsync: Whether the validation runs async factories.
     ///   - registrations: How many registrations it will build, to size the tables once.
-    init(buildsAsync: Bool, registrations: Int = 0) {
+    ///   - validated: The container `validate()` was called on.
+    init(buildsAsync: Bool, registrations: Int = 0, validated: DIContainer? = nil) {
         self.buildsAsync = buildsAsync
+        self.validated = validated
         state.withLock { state in
             state.entries.reserveCapacity(registrations)
             state.seenEntries.reserveCapacity(registrations)
