@@ -157,7 +157,7 @@ extension DIContainer {
         line: UInt = #line,
         autowired initializer: @escaping @Sendable (repeat each Dependency) throws -> T
     ) -> Registration<T> {
-        add(name: name, scope: .graph, file: file, line: line, factoryKind: .plain) { resolver in
+        add(name: name, scope: .graph, file: file, line: line, factoryKind: .autowired) { resolver in
             try initializer(repeat try resolver.resolve((each Dependency).self))
         }
     }

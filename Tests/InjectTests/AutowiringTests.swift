@@ -47,6 +47,17 @@ private final class LiveFeed: Feed {
     }
 }
 
+/// Takes a value, not a service: autowiring it asks the container for an `Int`.
+private final class RetryingLoader: Sendable {
+    let network: Network
+    let retries: Int
+
+    init(network: Network, retries: Int) {
+        self.network = network
+        self.retries = retries
+    }
+}
+
 /// Needs a `Storage`, which the tests that check errors leave unregistered.
 private final class NeedsStorage: Sendable {
     let storage: Storage
@@ -124,6 +135,37 @@ struct AutowiringTests {
         #expect(autowiredError.path == handWrittenError.path)
         #expect(autowiredError.path == ["NeedsStorage", "Storage"])
         #expect(autowiredError.description.contains("asked by: NeedsStorage's factory, registered at"))
+    }
+
+    @Test func aParameterThatIsAValueSaysAutowiringResolvesEveryParameterAndHowToWriteTheFactory() throws {
+        let container = DIContainer()
+        container.register(Network.self) { Network() }
+        container.register(autowired: RetryingLoader.init(network:retries:))
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(RetryingLoader.self) }
+
+        #expect(error.path == ["RetryingLoader", "Int"])
+        #expect(
+            error.description.contains(
+                "RetryingLoader is registered with register(autowired:), which resolves every parameter of the initializer by its type, unnamed: one of them is Int."
+            ),
+            "\(error)"
+        )
+        #expect(error.description.contains("write the factory by hand"), "\(error)")
+    }
+
+    @Test func aDependencyMissingDeeperDownIsNotBlamedOnAutowiring() throws {
+        let container = DIContainer()
+        container.register(autowired: NeedsStorage.init)
+        container.register(Storage.self) { r in
+            _ = try r.resolve(Clock.self)
+            return Storage()
+        }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(NeedsStorage.self) }
+
+        #expect(error.path == ["NeedsStorage", "Storage", "Clock"])
+        #expect(!error.description.contains("register(autowired:)"), "Storage's own factory asked: \(error)")
     }
 
     @Test func validationSeesAnAutowiredRegistrationsEdges() throws {

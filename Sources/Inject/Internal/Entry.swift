@@ -89,6 +89,9 @@ class EntryBase: @unchecked Sendable {
     @usableFromInline
     enum FactoryKind {
         case plain
+        /// Made by `register(autowired:)`: a plain factory that resolves every parameter of an initializer by type,
+        /// which error messages say.
+        case autowired
         case mainActor
         /// An async factory: built only by an async resolution (`resolveAsync`, `warmUp()`).
         case async
@@ -199,7 +202,7 @@ class EntryBase: @unchecked Sendable {
         if case .async = factoryKind { self.isAsync = true } else { self.isAsync = false }
         if case .mainActor = factoryKind { self.isMainActor = true } else { self.isMainActor = false }
         switch factoryKind {
-        case .plain, .mainActor, .async:
+        case .plain, .autowired, .mainActor, .async:
             self.argumentRule = .none
             self.argumentKeying = nil
         case .argument(_, let keying):

@@ -56,6 +56,18 @@ extension ResolutionContext {
         if let reason = outOfReach(Key(type, name), request, through: container) {
             details.append(reason.detail)
             fix = reason.fix
+        } else if let frame = frames.last, frame.inProgress == nil, case .autowired = frame.entry.factoryKind {
+            let asker = frame.entry.label
+            details.append(
+                """
+                \(asker) is registered with register(autowired:), which resolves every parameter of the initializer \
+                by its type, unnamed: one of them is \(label).
+                """
+            )
+            fix = """
+                \(fix.dropLast()); or, where a parameter is a value or a named service, write the factory by hand, \
+                resolving the services and passing the values: register { r in try \(Describe.type(frame.entry.serviceType))(service: r.resolve(), count: 3) }.
+                """
         }
         let hidden = container.hiddenEntry(Key(type, name), from: identity)
         if let hidden {
