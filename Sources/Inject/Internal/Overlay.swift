@@ -25,11 +25,6 @@ final class Overlay: @unchecked Sendable {
     /// What `validate()` learns while it builds: edges, missing services, build times.
     let recorder: ValidationRecorder?
 
-    private struct SlotKey: Hashable {
-        let entry: ObjectIdentifier
-        let home: ObjectIdentifier
-    }
-
     private struct Held {
         // The slot first: it goes first, so that its instance's onRelease runs while the entry is still there.
         let slot: AnyObject
@@ -38,17 +33,22 @@ final class Overlay: @unchecked Sendable {
         let entry: EntryBase
     }
 
-    private let slots = Locked<[SlotKey: Held]>([:])
+    /// The slots, by the identity of the container they belong to (their home), then of their entry: a container's
+    /// release takes its own slots in one step.
+    private let slots = Locked<[ObjectIdentifier: [ObjectIdentifier: Held]]>([:])
 
     init(target: DIContainer?, registry: DIContainer?, outer: Overlay?, recorder: ValidationRecorder? = nil) {
         self.target = target
         self.registry = registry
         self.outer = outer
         self.recorder = recorder
-        Self.live.withLock { $0[ObjectIdentifier(self)] = WeakOverlay(overlay: self) }
+        Self.live.withLock { $0[ObjectIdentifier(self)] = Unmanaged.passUnretained(self) }
     }
 
     deinit {
+        // Waits for a container's release that is taking this overlay's slots (under the same lock), so that the
+        // overlay is never used after it is freed; and it takes no reference, so this deinit runs where the overlay
+        // is let go (the end of an override releases what it built right there).
         let identity = ObjectIdentifier(self)
         Self.live.withLock { _ = $0.removeValue(forKey: identity) }
     }
@@ -74,38 +74,32 @@ final class Overlay: @unchecked Sendable {
 
     /// This overlay's slot for `entry`'s shared instance in `home`.
     func slot<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> InstanceSlot<T> {
-        let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
-        return slots.withLock { slots in
-            if let held = slots[key] {
-                return unsafeDowncast(held.slot, to: InstanceSlot<T>.self)
-            }
-            let slot = entry.makeSlot(code)
-            slots[key] = Held(slot: slot, entry: entry)
-            return slot
-        }
+        held(for: entry, in: home) { entry.makeSlot(code) }
     }
 
     /// This overlay's per-argument-value instances of `entry` in `home`.
     func argumentCache<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> ArgumentCache<T> {
-        let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
-        return slots.withLock { slots in
-            if let held = slots[key] {
-                return unsafeDowncast(held.slot, to: ArgumentCache<T>.self)
+        held(for: entry, in: home) { ArgumentCache { entry.makeSlot(code) } }
+    }
+
+    /// What this overlay holds for `entry` in `home`, made by `make` the first time.
+    private func held<Slot: AnyObject>(for entry: EntryBase, in home: DIContainer, _ make: () -> Slot) -> Slot {
+        slots.withLock { slots in
+            if let held = slots[ObjectIdentifier(home)]?[ObjectIdentifier(entry)] {
+                return unsafeDowncast(held.slot, to: Slot.self)
             }
-            let cache = ArgumentCache { entry.makeSlot(code) }
-            slots[key] = Held(slot: cache, entry: entry)
-            return cache
+            let slot = make()
+            slots[ObjectIdentifier(home), default: [:]][ObjectIdentifier(entry)] = Held(slot: slot, entry: entry)
+            return slot
         }
     }
 
     /// Drops the instances of `scope` this overlay holds for `container`.
     func reset(_ scope: Scope, in container: DIContainer) {
-        let home = ObjectIdentifier(container)
         let dropped: [Held] = slots.withLock { slots in
-            let matching = slots.filter { $0.value.entry.scopeCode == scope.code && $0.key.home == home }
-            for key in matching.keys {
-                slots[key] = nil
-            }
+            guard let held = slots[ObjectIdentifier(container)] else { return [] }
+            let matching = held.filter { $0.value.entry.scopeCode == scope.code }
+            slots[ObjectIdentifier(container)] = held.filter { $0.value.entry.scopeCode != scope.code }
             return Array(matching.values)
         }
         _ = dropped  // released here, outside the lock: a deinit is user code
@@ -113,44 +107,37 @@ final class Overlay: @unchecked Sendable {
 
     /// Drops the instance(s) this overlay holds for `entry` built in `home`.
     func reset(_ entry: EntryBase, in home: DIContainer) {
-        let key = SlotKey(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
-        let dropped = slots.withLock { $0.removeValue(forKey: key) }
+        let dropped = slots.withLock { $0[ObjectIdentifier(home)]?.removeValue(forKey: ObjectIdentifier(entry)) }
         _ = dropped  // released here, outside the lock: a deinit (and onRelease) is user code
     }
 
     /// Takes every slot this overlay holds for the container `home`.
     private func takeSlots(of home: ObjectIdentifier) -> [Held] {
-        slots.withLock { slots in
-            let matching = slots.filter { $0.key.home == home }
-            for key in matching.keys {
-                slots[key] = nil
-            }
-            return Array(matching.values)
-        }
+        slots.withLock { slots in slots.removeValue(forKey: home).map { Array($0.values) } ?? [] }
     }
 }
 
 extension Overlay {
-    /// An overlay, unretained, in ``live``.
-    private struct WeakOverlay {
-        weak var overlay: Overlay?
-    }
-
-    /// Every overlay in the process that has not been freed, so that a container's release reaches the slots any of
-    /// them holds for it, whichever task or thread lets the container go.
-    private static let live = Locked<[ObjectIdentifier: WeakOverlay]>([:])
+    /// Every overlay in the process that has not been freed, unretained, so that a container's release reaches the
+    /// slots any of them holds for it, whichever task or thread lets the container go. An overlay removes itself in
+    /// its `deinit`, under this lock.
+    private static let live = Locked<[ObjectIdentifier: Unmanaged<Overlay>]>([:])
 
     /// Releases what every live overlay holds for `container`, which is being released: its `.scoped` instances
     /// built under an overlay go with it, `onRelease` included, exactly as those built outside one. Called by
     /// `DIContainer`'s `deinit`, outside every lock; the instances are released here, after the locks are dropped.
+    ///
+    /// The overlays are used under the lock of ``live`` and never retained: a retain here would move the release of
+    /// an overlay that ends meanwhile (and the `onRelease` of everything it built) to this thread, after its end.
     static func containerEnded(_ container: ObjectIdentifier) {
-        let overlays = live.withLock { live in live.values.compactMap(\.overlay) }
-        guard !overlays.isEmpty else { return }
-        var dropped: [Held] = []
-        for overlay in overlays {
-            dropped += overlay.takeSlots(of: container)
+        let dropped: [Held] = live.withLock { live in
+            var dropped: [Held] = []
+            for overlay in live.values {
+                dropped += overlay._withUnsafeGuaranteedRef { $0.takeSlots(of: container) }
+            }
+            return dropped
         }
-        _ = dropped
+        _ = dropped  // released here, outside the locks: a deinit (and onRelease) is user code
     }
 }
 
