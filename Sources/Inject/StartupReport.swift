@@ -47,8 +47,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             by one they take \(Describe.milliseconds(serialSeconds)): \(gain)
             """
         ]
-        if !criticalPath.isEmpty {
-            let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
+        let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
+        // A path that rounds to 0.0 ms bounds nothing worth reading, as the slowest builds below.
+        if !criticalPath.isEmpty, pathSeconds >= 0.000_05 {
             lines.append(
                 "critical path, \(Describe.milliseconds(pathSeconds)): \(criticalPath.joined(separator: " -> "))"
             )
