@@ -37,6 +37,37 @@ struct RegistrationVisibilityTests {
         #expect(afterwards == "new")
     }
 
+    @Test func anotherTaskDoesNotSeeAnOpenChainEvenOnTheRegisteringTasksThread() async throws {
+        // A detached task often runs on the pool thread the registering task was on: it must still be kept out.
+        for trial in 0..<200 {
+            let container = DIContainer()
+            container.register(Service.self) { Service(tag: "old") }.scope(.singleton)
+            var registration: Registration<Service>? = container.register(Service.self) { Service(tag: "new") }
+
+            let seen = await Task.detached { (try? container.resolveThrowing(Service.self).tag) ?? "error" }.value
+
+            #expect(seen == "old", "trial \(trial): another task saw the open chain")
+            registration?.scope(.singleton)
+            registration = nil
+            if seen != "old" { break }
+        }
+    }
+
+    @Test func theRegisteringTaskSeesItsOpenChainAfterSuspendingOnAnotherThread() async throws {
+        for trial in 0..<200 {
+            let container = DIContainer()
+            var registration: Registration<Service>? = container.register(Service.self) { Service(tag: "new") }
+
+            await Task.yield()  // the task may resume on the other pool thread
+            let seen = (try? container.resolveThrowing(Service.self).tag) ?? "error"
+
+            #expect(seen == "new", "trial \(trial): the task that registers lost its own open registration")
+            registration?.scope(.singleton)
+            registration = nil
+            if seen != "new" { break }
+        }
+    }
+
     @Test func anotherThreadResolvesTheReplacedRegistrationUntilTheNewChainEnds() throws {
         let container = DIContainer()
         container.register(Service.self) { Service(tag: "old") }.scope(.cached)

@@ -74,6 +74,13 @@ static inline void *_Nullable c_inject_get_thread_context(void) { return c_injec
 
 static inline void c_inject_set_thread_context(void *_Nullable context) { c_inject_thread_context = context; }
 
+/// The Swift runtime's current task (unretained), or null outside any task: what the standard library's
+/// `withUnsafeCurrentTask` reads, without its generic closure (about 200 instructions a call). An exported entry
+/// point of the concurrency runtime, with the Swift calling convention.
+extern void *_Nullable swift_task_getCurrent(void) __attribute__((swiftcall));
+
+static inline void *_Nullable c_inject_current_task(void) { return swift_task_getCurrent(); }
+
 /// Whether the calling thread is the process's main thread.
 bool c_inject_is_main_thread(void);
 

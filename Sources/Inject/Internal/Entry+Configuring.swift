@@ -2,10 +2,12 @@ import CInjectShims
 
 // A registration chain in progress: `register` and the options chained on the ``Registration`` it returns.
 //
-// The model: a registration is published into its container's table at once, so that the thread making it sees it
-// straight away, but it carries the mark of the thread configuring it until the chain ends, which is when the
-// `Registration` is released (at the end of the statement that chains its options). Until then every other thread
-// resolves what was there before: the registration it replaces in the same container, or a parent's, or nothing.
+// The model: a registration is published into its container's table at once, so that the code making it sees it
+// straight away, but it carries the mark of its maker until the chain ends, which is when the `Registration` is
+// released (at the end of the statement that chains its options). The maker is the task that registers (whatever
+// threads it runs on between suspensions), or the thread, outside any task. Until the chain ends every other task
+// and thread resolves what was there before: the registration it replaces in the same container, or a parent's, or
+// nothing. A task is told apart from another that runs on the same pool thread.
 // So another thread never sees a registration with only some of its options (a `.graph` that is about to become a
 // `.singleton`, a singleton without its `resolveProperties`): it sees the whole chain or none of it.
 //
@@ -14,9 +16,17 @@ import CInjectShims
 // mark, one atomic load.
 
 extension EntryBase {
-    /// Marks the entry as being configured by the calling thread. Before it is published.
+    /// Marks the entry as being configured by the calling task (or thread, outside any task). Before it is
+    /// published.
     func beginConfiguring() {
-        c_inject_store_release(cells + Cell.configuringThread, ResolutionContext.currentPointer)
+        let maker = Self.currentTask ?? ResolutionContext.currentPointer
+        c_inject_store_release(cells + Cell.configuringThread, maker)
+    }
+
+    /// The running task's identity, or `nil` outside any task: one call into the concurrency runtime.
+    @inline(__always)
+    static var currentTask: UnsafeMutableRawPointer? {
+        c_inject_current_task()
     }
 
     /// Ends the configuration, and its forwards': every thread sees them from now on. The entry it replaced is
@@ -37,12 +47,12 @@ extension EntryBase {
         c_inject_load_acquire(cells + Cell.configuringThread) != nil
     }
 
-    /// Whether a resolve on the thread whose context is `thread` sees this entry: its chain has ended, or that
-    /// thread is the one making it.
+    /// Whether a resolve on the calling thread, whose context is `thread`, sees this entry: its chain has ended, or
+    /// the calling task (outside any task, that thread) is the one making it.
     @inline(__always)
     func isVisible(to thread: UnsafeMutableRawPointer) -> Bool {
         guard let configuring = c_inject_load_acquire(cells + Cell.configuringThread) else { return true }
-        return configuring == thread
+        return configuring == (Self.currentTask ?? thread)
     }
 
     /// This entry if `thread` sees it, else the newest entry it replaced in the same container that `thread` sees.

@@ -126,7 +126,8 @@ class EntryBase: @unchecked Sendable {
         static let sample = 5
         /// Non-null once a container made a `.scoped` slot for this entry (a mark, not a pointer).
         static let scopedMark = 6
-        /// While the registration chain is open: the configuring thread's context (see `Entry+Configuring.swift`).
+        /// While the registration chain is open: the registering task, or thread context outside any task (see
+        /// `Entry+Configuring.swift`).
         static let configuringThread = 7
         /// The ``ReleaseBox``, retained.
         static let release = 8

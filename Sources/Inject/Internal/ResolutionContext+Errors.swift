@@ -77,10 +77,10 @@ extension ResolutionContext {
                 """
             details.append(
                 """
-                \(hidden.label) is registered at \(hidden.location), but on another thread whose registration chain \
-                has not ended: the Registration that register returned is still alive there. Other threads see a \
-                registration once that Registration is released, at the end of the statement that chains its \
-                options; do not keep it in a variable while other threads resolve.
+                \(hidden.label) is registered at \(hidden.location), but by another task or thread whose \
+                registration chain has not ended: the Registration that register returned is still alive there. \
+                Other tasks and threads see a registration once that Registration is released, at the end of the \
+                statement that chains its options; do not keep it in a variable while others resolve.
                 """
             )
         }
