@@ -74,11 +74,19 @@ extension DIContainer {
             found = find(target)
         }
         guard let (entry, owner) = found else {
+            // The same type under other names, as a resolve's error lists them: a misspelt name is the usual cause.
+            let typeID = ObjectIdentifier(T.self)
+            let others = lineage.flatMap { container in
+                container.visibleEntries(from: thread).filter { $0.key.type == typeID }.sorted { $0.order < $1.order }
+            }
+            let registered =
+                others.isEmpty
+                ? "" : "\n  registered: " + others.map { "\($0.label) at \($0.location)" }.joined(separator: "; ")
             fatalError(
                 """
                 Inject: reset(\(Describe.type(T.self)).self\(name.map { ", name: \"\($0.rawValue)\"" } ?? "")) at \
                 \(file):\(line): nothing is registered for \(Describe.request(T.self, name)) in this container or its \
-                parents.
+                parents.\(registered)
                   fix: reset the type that is registered (a protocol registered with implements resets the \
                 registration it forwards to), or register it first.
                 """,

@@ -1,3 +1,5 @@
+import CInjectShims
+
 extension DIContainer {
     /// Resolves a service, trapping with the whole ``ResolutionError`` text when it cannot be built.
     ///
@@ -135,7 +137,23 @@ extension DIContainer {
     /// Traps with `error`'s text, at the caller's call site.
     @usableFromInline
     static func trap(_ error: any Error, file: StaticString, line: UInt) -> Never {
-        fatalError("\(error)\n  resolved at: \(file):\(line)", file: file, line: line)
+        var message = "\(error)\n  resolved at: \(file):\(line)"
+        if let factory = runningFactory {
+            message += """
+
+                  this call runs inside \(factory)'s factory, where a DIContainer's resolve traps: resolve through the \
+                factory's DIResolver instead ({ r in try ...(r.resolve()) }), so that the error is thrown to whoever \
+                resolves \(factory).
+                """
+        }
+        fatalError(message, file: file, line: line)
+    }
+
+    /// The registration whose factory is running on this thread, if any: for the trap of a container's `resolve`
+    /// called inside a factory.
+    private static var runningFactory: String? {
+        guard let raw = c_inject_get_thread_context() else { return nil }
+        return Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue().frames.last?.entry.label
     }
 }
 

@@ -24,7 +24,9 @@ extension DIContainer {
     ///
     /// - Returns: The report: each build's own time (the time it waited for its dependencies excluded), the wall
     ///   time against a one-by-one start-up, and the critical path. Print it at launch in debug builds.
-    /// - Throws: ``StartupError`` with the same report when at least one build failed.
+    /// - Throws: `CancellationError` when the task that called it is cancelled: the builds finished by then stay
+    ///   built, and the others are left unbuilt for a later `warmUp()` or resolve. Otherwise ``StartupError`` with
+    ///   the same report when at least one build failed.
     @discardableResult
     public func warmUp() async throws -> StartupReport {
         let recorder = StartupRecorder(started: monotonicNanoseconds())
@@ -45,6 +47,8 @@ extension DIContainer {
         let waiting = firstWave.filter { $0.error.kind == .notBuiltYet }
         let secondWave = await build(waiting.map(\.build), overlay, recorder)
         failures += (firstWave.filter { $0.error.kind != .notBuiltYet } + secondWave).map(\.error)
+        // Cancelled, the builds under way saw it too and failed with it: that is not a start-up failure to report.
+        try Task.checkCancellation()
         let report = recorder.report(failures: failures)
         guard failures.isEmpty else { throw StartupError(report: report) }
         return report

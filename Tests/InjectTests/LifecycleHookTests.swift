@@ -128,6 +128,18 @@ struct ResetRegistrationTests {
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("nothing is registered for FeedCache"), "\(stderr)")
     }
+
+    @Test func resetUnderAMisspeltNameListsTheNamesThatAreRegistered() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(FeedCache.self, name: "images") { FeedCache() }.scope(.cached)
+            container.reset(FeedCache.self, name: "image")
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("nothing is registered for FeedCache named \"image\""), "\(stderr)")
+        #expect(stderr.contains("registered: FeedCache[\"images\"] at"), "\(stderr)")
+    }
 }
 
 struct OnReleaseTests {

@@ -97,6 +97,22 @@ struct TrapTests {
         #expect(stderr.contains(error.description))
     }
 
+    @Test func aContainersResolveInsideAFactorySaysToResolveThroughTheFactorysResolver() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(Checkout.self) { Checkout(ledger: container.resolve()) }  // should be r.resolve()
+            _ = try? container.resolveThrowing(Checkout.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("nothing is registered for Ledger"), "\(stderr)")
+        #expect(
+            stderr.contains("this call runs inside Checkout's factory, where a DIContainer's resolve traps"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("resolve through the factory's DIResolver instead"), "\(stderr)")
+    }
+
     @Test func injectedTrapsWithTheTextResolveThrowingThrows() async throws {
         let error = try #require(throws: ResolutionError.self) {
             try makeContainerMissingLedger().resolveThrowing(Checkout.self)

@@ -332,8 +332,23 @@ struct ValidationTests {
         #expect(problem.location == registeredAt(line))
         #expect(problem.message.contains("Int"), "\(problem)")
         #expect(problem.message.contains("String"), "\(problem)")
+        #expect(problem.description.contains("its validationArgument sample is of type String"), "\(problem)")
+        #expect(problem.description.contains("fix: pass a sample of type Int to .validationArgument."), "\(problem)")
         #expect(made.value == 0)
         #expect(throws: ValidationError.self) { try container.validate() }
+    }
+
+    @Test func aSampleOfTheWrongTypeForACachedArgumentRegistrationBlamesTheSampleNotTheCaller() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+            .scope(.cached)
+            .validationArgument("forty-two")
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(problem.description.contains("its validationArgument sample is of type String"), "\(problem)")
+        #expect(!problem.description.contains("a resolve call outside any factory"), "\(problem)")
     }
 
     // MARK: Main-actor registrations

@@ -174,6 +174,32 @@ struct WarmUpTests {
         }
     }
 
+    @Test func cancellingTheTaskThatWarmsUpThrowsCancellationErrorAndLeavesTheRestForLater() async throws {
+        let container = DIContainer()
+        let started = AsyncGate()
+        container.register(Config.self) { Config() }.scope(.singleton).eager()
+        container.register(Database.self) { () async throws -> Database in
+            started.openGate()
+            try await Task.sleep(nanoseconds: 30_000_000_000)  // until cancelled
+            return Database()
+        }
+        .scope(.singleton).eager()
+
+        let outcome = await completes(within: 30, "a cancelled warm-up") {
+            let warmUp = Task { try await container.warmUp() }
+            await started.wait()
+            warmUp.cancel()
+            return await warmUp.result
+        }
+
+        let result = try #require(try outcome?.get())
+        #expect(throws: CancellationError.self, "not a StartupError: the caller cancelled") { try result.get() }
+        #expect(container.resolve(Config.self) === container.resolve(Config.self), "a finished build stays built")
+        #expect(throws: ResolutionError.self, "the cancelled build is left unbuilt") {
+            try container.resolveThrowing(Database.self)
+        }
+    }
+
     @Test func aSynchronousFactoryThatReadsAnEagerAsyncSingletonIsBuiltAfterIt() async throws {
         let container = DIContainer()
         let gate = AsyncGate()

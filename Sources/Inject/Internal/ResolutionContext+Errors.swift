@@ -398,6 +398,21 @@ extension ResolutionContext {
             let expected = Describe.type(mismatch.expected)
             // The entry is on top of the stack; whoever passed the argument is below it.
             let caller = frames.dropLast().last?.entry
+            // Under validate(), a top-level build's argument is the registration's own validationArgument sample.
+            if caller == nil, overlay?.recorder != nil, entry.validationSample != nil {
+                return ResolutionError(
+                    kind: .argumentMismatch,
+                    service: entry.label,
+                    path: path,
+                    registration: entry.location,
+                    headline: """
+                        \(entry.label), registered at \(entry.location), takes a runtime argument of type \(expected), \
+                        but its validationArgument sample is of type \(Describe.type(mismatch.given)).
+                        """,
+                    details: ["asked by: validate(), with the sample the registration gives"],
+                    fix: "pass a sample of type \(expected) to .validationArgument."
+                )
+            }
             let askedBy =
                 caller.map { "asked by: \($0.label)'s factory, registered at \($0.location)" }
                 ?? "asked by: a resolve call outside any factory"
