@@ -136,6 +136,7 @@ extension DIContainer {
 
     /// Traps with `error`'s text, at the caller's call site.
     @usableFromInline
+    @inline(never)
     static func trap(_ error: any Error, file: StaticString, line: UInt) -> Never {
         var message = "\(error)\n  resolved at: \(file):\(line)"
         if let factory = runningFactory {

@@ -52,7 +52,14 @@ extension EntryBase {
     @inline(__always)
     func isVisible(to thread: UnsafeMutableRawPointer) -> Bool {
         guard let configuring = c_inject_load_acquire(cells + Cell.configuringThread) else { return true }
-        return configuring == (Self.currentTask ?? thread)
+        return Self.isMaker(configuring, thread)
+    }
+
+    /// Whether `maker`, an open chain's mark, is the calling task (outside any task, `thread`). Out of line: only an
+    /// open chain asks, and the resolve path stays as short as without the check.
+    @inline(never)
+    private static func isMaker(_ maker: UnsafeMutableRawPointer, _ thread: UnsafeMutableRawPointer) -> Bool {
+        maker == (currentTask ?? thread)
     }
 
     /// This entry if `thread` sees it, else the newest entry it replaced in the same container that `thread` sees.
