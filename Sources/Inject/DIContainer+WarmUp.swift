@@ -14,9 +14,10 @@ extension DIContainer {
     /// Services that do not depend on each other build at the same time: synchronous factories on the concurrency
     /// pool's threads, async ones interleaved while they await. Each is still built exactly once: a build that
     /// needs another waits for it through its gate (suspending, not blocking a thread) instead of building it again.
-    /// Every eager registration is built even when some fail. A synchronous factory that reads an async singleton
-    /// with `r.resolve` (not `r.resolveAsync`) may run before that singleton is built; it is tried again once every
-    /// other eager build is done, so that it works when the async singleton is eager too.
+    /// Every eager registration is built even when some fail. A factory that reads an async singleton with
+    /// `r.resolve` (not `r.resolveAsync`) may run before that singleton is built; it is tried again once the other
+    /// eager builds are done, and again as long as each round builds more, so that it works when the async
+    /// singleton is eager too, however long the chain of such reads.
     ///
     /// A `.scoped` eager registration is built for this container. An eager registration whose scope does not
     /// cache (`.transient`, `.graph`) has nothing to keep, and one that takes a runtime argument cannot be built
@@ -40,13 +41,21 @@ extension DIContainer {
                 eager.append((entry, owner))
             }
         }
-        let firstWave = await build(eager.map { EagerBuild(entry: $0.entry, owner: $0.owner) }, overlay, recorder)
-        // A synchronous factory that reads an async singleton synchronously can run before that singleton is built:
-        // it failed with .notBuiltYet. Once the first wave is done, every eager async singleton is built, so those
-        // builds are tried again, once.
-        let waiting = firstWave.filter { $0.error.kind == .notBuiltYet }
-        let secondWave = await build(waiting.map(\.build), overlay, recorder)
-        failures += (firstWave.filter { $0.error.kind != .notBuiltYet } + secondWave).map(\.error)
+        var wave = await build(eager.map { EagerBuild(entry: $0.entry, owner: $0.owner) }, overlay, recorder)
+        // A factory that reads an async singleton synchronously can run before that singleton is built: it failed
+        // with .notBuiltYet. Those builds are tried again, wave after wave, as long as each wave builds at least one
+        // of them: a chain of such reads (Top reads X, whose async factory reads Y) settles one level per wave.
+        while true {
+            let waiting = wave.filter { $0.error.kind == .notBuiltYet }
+            failures += wave.filter { $0.error.kind != .notBuiltYet }.map(\.error)
+            guard !waiting.isEmpty else { break }
+            let next = await build(waiting.map(\.build), overlay, recorder)
+            if next.filter({ $0.error.kind == .notBuiltYet }).count >= waiting.count {
+                failures += next.map(\.error)  // no progress: what is still unbuilt will stay so
+                break
+            }
+            wave = next
+        }
         // Cancelled, the builds under way saw it too and failed with it: that is not a start-up failure to report.
         try Task.checkCancellation()
         let report = recorder.report(failures: failures)

@@ -200,6 +200,36 @@ struct WarmUpTests {
         }
     }
 
+    @Test func aChainOfSynchronousReadsOfEagerAsyncSingletonsSettlesWaveAfterWave() async throws {
+        // HomeFeed reads Database synchronously, and Database's async factory reads Config synchronously: Database
+        // can only be built once Config is, and HomeFeed once Database is, a round after the round after the first.
+        let container = DIContainer()
+        container.register(Config.self) { () async throws -> Config in
+            try await Task.sleep(nanoseconds: 20_000_000)
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(Database.self) { (r: DIResolver) async throws -> Database in
+            _ = try r.resolve(Config.self)
+            try await Task.sleep(nanoseconds: 20_000_000)
+            return Database()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let outcome = await completes(within: 30, "a warm-up of a chain of synchronous reads") {
+            try await container.warmUp()
+        }
+
+        let report = try #require(try outcome?.get(), "warmUp() failed")
+        #expect(report.failures.isEmpty, "\(report)")
+        #expect(report.builds.count == 3, "\(report)")
+    }
+
     @Test func aSynchronousFactoryThatReadsAnEagerAsyncSingletonIsBuiltAfterIt() async throws {
         let container = DIContainer()
         let gate = AsyncGate()
