@@ -338,6 +338,25 @@ struct ValidationTests {
         #expect(throws: ValidationError.self) { try container.validate() }
     }
 
+    @Test func aTransientArgumentRegistrationIsBuiltWithEveryArgumentItIsAskedWith() throws {
+        // Gadget's factory asks Widget for -1, whose build needs a named Widget nothing registers; Widget's own
+        // sample, 1, does not. Registered first, Widget was built once with its sample and never with -1.
+        let container = DIContainer()
+        container.register(Point.self, name: "memory") { Point(x: 0, y: 0) }
+        container.register(Widget.self) { (r: DIResolver, serial: Int) in
+            _ = try r.resolve(Point.self, name: serial < 0 ? "disk" : "memory")
+            return Widget(serial: serial)
+        }
+        .validationArgument(1)
+        container.register(Gadget.self) { r in Gadget(widget: try r.resolve(Widget.self, argument: -1)) }
+
+        let report = container.validationReport()
+
+        #expect(!report.isValid, "\(report)")
+        #expect(report.description.contains("nothing is registered for Point named \"disk\""), "\(report)")
+        #expect(report.description.contains("Gadget -> Widget -> Point[\"disk\"]"), "\(report)")
+    }
+
     @Test func aSampleOfTheWrongTypeForACachedArgumentRegistrationBlamesTheSampleNotTheCaller() throws {
         let container = DIContainer()
         container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }

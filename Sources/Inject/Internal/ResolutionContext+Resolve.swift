@@ -147,10 +147,12 @@ extension ResolutionContext {
             return try instance(of: entry, in: home, code, argument, keyedBy: keying)
         }
         switch Scope.storage(ofCode: code) {
-        case .none where overlay?.recorder != nil, .graph where overlay?.recorder != nil:
+        case .none where overlay?.recorder != nil && argument == nil, .graph where overlay?.recorder != nil:
             // Under validate(): one build per registration and container for the whole run, in the throwaway layer,
             // rather than a new subtree for every registration that needs it. Every factory still runs, and every
             // edge is recorded (above). Which entry points could close a cycle is judged afterwards, from the edges.
+            // A transient argument registration is built for every argument it is asked with, as at run time: its
+            // factory may ask for other services with each (a `.graph` one caches per argument value, above).
             return try fill(
                 overlay.unsafelyUnwrapped.slot(for: entry, home: home, code),
                 entry,
