@@ -237,6 +237,7 @@ extension DIContainer {
             problems.addCyclesByEntryPoint(in: seen)
             problems.addCaptiveDependencies(in: seen)
             problems.addWeakValueTypes(in: seen)
+            problems.addMainActorDependencies(in: seen)
             problems.addReplacedRegistrations(in: containers)
             problems.addSlowFactories(in: seen)
             return ValidationReport(

@@ -46,6 +46,16 @@ private final class ProfileScreenModel {
     }
 }
 
+/// Holds a main-actor service, with a plain factory: resolvable only on the main actor.
+private final class ProfileFormatter: @unchecked Sendable {
+    // @unchecked: a test fixture that only holds the reference.
+    let model: ProfileScreenModel
+
+    init(model: ProfileScreenModel) {
+        self.model = model
+    }
+}
+
 struct ValidationTests {
     // MARK: A clean container
 
@@ -405,6 +415,43 @@ struct ValidationTests {
         #expect(report.problems.isEmpty, "\(report)")
         #expect(report.checkedCount == 1)
         #expect(made.value == 1)
+    }
+
+    @Test @MainActor func aPlainFactoryThatNeedsAMainActorServiceIsAWarningAndAnErrorWhenEager() throws {
+        let container = DIContainer()
+        container.register(ProfileScreenModel.self, mainActorFactory: { _ in ProfileScreenModel(title: "profile") })
+            .scope(.singleton)
+        let line = #line + 1
+        container.register(ProfileFormatter.self) { r in ProfileFormatter(model: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first { $0.service == "ProfileFormatter" }, "\(report)")
+        #expect(problem.severity == .warning)
+        #expect(problem.location == registeredAt(line))
+        #expect(problem.message.contains("it can be resolved only from the main actor"), "\(problem)")
+        #expect(report.isValid)
+
+        container.register(ProfileFormatter.self) { r in ProfileFormatter(model: try r.resolve()) }
+            .scope(.singleton).eager()
+        let eager = container.validationReport()
+
+        #expect(!eager.isValid, "warmUp() would build it off the main actor: \(eager)")
+        #expect(eager.description.contains("warmUp() builds synchronous factories off the main actor"), "\(eager)")
+    }
+
+    @Test @MainActor func aMainActorRegistrationAskingForAnotherIsNotFlagged() {
+        let container = DIContainer()
+        container.register(ProfileScreenModel.self, mainActorFactory: { _ in ProfileScreenModel(title: "profile") })
+            .scope(.singleton)
+        container.register(
+            ProfileFormatter.self,
+            mainActorFactory: { r in ProfileFormatter(model: try r.resolve()) }
+        )
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
     }
 
     // MARK: Slow factories
