@@ -46,6 +46,10 @@ private final class ProfileScreenModel {
     }
 }
 
+/// A protocol the main-actor model is also registered as, with `implements`.
+private protocol ProfileTitled: AnyObject {}
+extension ProfileScreenModel: ProfileTitled {}
+
 /// Holds a main-actor service, with a plain factory: resolvable only on the main actor.
 private final class ProfileFormatter: @unchecked Sendable {
     // @unchecked: a test fixture that only holds the reference.
@@ -438,6 +442,23 @@ struct ValidationTests {
 
         #expect(!eager.isValid, "warmUp() would build it off the main actor: \(eager)")
         #expect(eager.description.contains("warmUp() builds synchronous factories off the main actor"), "\(eager)")
+    }
+
+    @Test @MainActor func aPlainFactoryReachingAMainActorServiceThroughImplementsIsFlaggedToo() throws {
+        let container = DIContainer()
+        container.register(ProfileScreenModel.self, mainActorFactory: { _ in ProfileScreenModel(title: "profile") })
+            .scope(.singleton)
+            .implements(ProfileTitled.self)
+        container.register(Widget.self) { r in
+            _ = try r.resolve(ProfileTitled.self)
+            return Widget()
+        }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first { $0.service == "Widget" }, "\(report)")
+        #expect(problem.severity == .warning)
+        #expect(problem.message.contains("it can be resolved only from the main actor"), "\(problem)")
     }
 
     @Test @MainActor func aMainActorRegistrationAskingForAnotherIsNotFlagged() {

@@ -20,7 +20,7 @@ extension EntryBase {
     /// published.
     func beginConfiguring() {
         let maker = Self.currentTask ?? ResolutionContext.currentPointer
-        c_inject_store_release(cells + Cell.configuringThread, maker)
+        c_inject_store_release(cells + Cell.maker, maker)
     }
 
     /// The running task's identity, or `nil` outside any task: one call into the concurrency runtime.
@@ -33,7 +33,7 @@ extension EntryBase {
     /// dropped now, not at `register`, since other threads resolved it until this moment.
     @usableFromInline
     func endConfiguring() {
-        c_inject_store_release(cells + Cell.configuringThread, nil)
+        c_inject_store_release(cells + Cell.maker, nil)
         if c_inject_load_acquire(cells + Cell.forwards) != nil {
             for forward in takeForwards() {
                 forward.endConfiguring()
@@ -44,14 +44,14 @@ extension EntryBase {
 
     /// Whether the registration chain that made this entry is still open.
     var isConfiguring: Bool {
-        c_inject_load_acquire(cells + Cell.configuringThread) != nil
+        c_inject_load_acquire(cells + Cell.maker) != nil
     }
 
     /// Whether a resolve on the calling thread, whose context is `thread`, sees this entry: its chain has ended, or
     /// the calling task (outside any task, that thread) is the one making it.
     @inline(__always)
     func isVisible(to thread: UnsafeMutableRawPointer) -> Bool {
-        guard let configuring = c_inject_load_acquire(cells + Cell.configuringThread) else { return true }
+        guard let configuring = c_inject_load_acquire(cells + Cell.maker) else { return true }
         return Self.isMaker(configuring, thread)
     }
 

@@ -128,7 +128,7 @@ class EntryBase: @unchecked Sendable {
         static let scopedMark = 6
         /// While the registration chain is open: the registering task, or thread context outside any task (see
         /// `Entry+Configuring.swift`).
-        static let configuringThread = 7
+        static let maker = 7
         /// The ``ReleaseBox``, retained.
         static let release = 8
         /// Non-null once ``Registration/eager()`` was called (a mark, not a pointer).

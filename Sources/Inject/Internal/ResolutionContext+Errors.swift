@@ -399,7 +399,9 @@ extension ResolutionContext {
             // The entry is on top of the stack; whoever passed the argument is below it.
             let caller = frames.dropLast().last?.entry
             // Under validate(), a top-level build's argument is the registration's own validationArgument sample.
-            if caller == nil, overlay?.recorder != nil, entry.validationSample != nil {
+            if caller == nil, overlay?.recorder != nil, let sample = entry.validationSample,
+                ObjectIdentifier(sample.type) == ObjectIdentifier(mismatch.given)
+            {
                 return ResolutionError(
                     kind: .argumentMismatch,
                     service: entry.label,

@@ -123,6 +123,11 @@ final class ValidationRecorder: @unchecked Sendable {
         /// Lazy wrappers' dependencies not checked yet.
         var lazyChecks: [LazyCheck] = []
         var lazyCheckKeys: Set<String> = []
+
+        /// The entries seen, by identity, as the nodes name them.
+        var entriesByID: [ObjectIdentifier: EntryBase] {
+            Dictionary(entries.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     private let state = Locked(State())

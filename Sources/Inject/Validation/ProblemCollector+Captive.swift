@@ -19,10 +19,7 @@ extension ProblemCollector {
     /// `.weak` instance is not itself flagged: those are built fresh by design, and flagging them buries the real
     /// finding under dozens of warnings in every real app.
     mutating func addCaptiveDependencies(in seen: ValidationRecorder.State) {
-        var entriesByID: [ObjectIdentifier: EntryBase] = [:]
-        for entry in seen.entries {
-            entriesByID[ObjectIdentifier(entry)] = entry
-        }
+        let entriesByID = seen.entriesByID
         for case .node(let holderNode) in seen.sources {
             guard let holder = entriesByID[holderNode.entry], !holder.isForward, Self.canCapture(holder.scope) else {
                 continue

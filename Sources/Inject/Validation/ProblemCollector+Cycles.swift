@@ -100,10 +100,7 @@ private struct InstanceGraph {
     var edges: [[Edge]] = []
 
     init(_ seen: ValidationRecorder.State) {
-        var entriesByID: [ObjectIdentifier: EntryBase] = [:]
-        for entry in seen.entries {
-            entriesByID[ObjectIdentifier(entry)] = entry
-        }
+        let entriesByID = seen.entriesByID
         var numbers: [ValidationRecorder.Node: Int] = [:]
         func number(_ node: ValidationRecorder.Node) -> Int? {
             if let number = numbers[node] { return number }

@@ -4,10 +4,7 @@ extension ProblemCollector {
     /// fails there. `validate()` builds on the calling thread, where that works, so this is judged from the edges.
     /// An error for an `.eager()` one, which `warmUp()` builds off the main actor; a warning for the others.
     mutating func addMainActorDependencies(in seen: ValidationRecorder.State) {
-        var entriesByID: [ObjectIdentifier: EntryBase] = [:]
-        for entry in seen.entries {
-            entriesByID[ObjectIdentifier(entry)] = entry
-        }
+        let entriesByID = seen.entriesByID
         for case .node(let node) in seen.sources {
             guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isAsync, !asker.isForward else {
                 continue
