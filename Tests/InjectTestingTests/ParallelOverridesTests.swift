@@ -44,7 +44,7 @@ struct ParallelOverridesTests {
         // Keep the override in place until the other test is done checking too, so the checks overlap throughout.
         finished.append(test)
         if met {
-            let bothFinished = await eventually(within: 60) { Set(finished.values).count >= 2 }
+            let bothFinished = await eventually { Set(finished.values).count >= 2 }
             #expect(bothFinished, "\(test) waited 60 s for the other test to finish its checks")
         }
         #expect(parallelContainer.resolve(Widget.self).serial == serial)

@@ -169,7 +169,7 @@ struct AsyncResolutionTests {
         }
         .scope(.singleton)
 
-        let outcome = await completes(within: 60, "1,000 tasks resolving one async singleton") {
+        let outcome = await completes("1,000 tasks resolving one async singleton") {
             try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
                 for _ in 0..<1_000 {
                     group.addTask {
@@ -179,7 +179,7 @@ struct AsyncResolutionTests {
                 }
                 // Every task has started and is waiting: had they blocked their threads, the two-thread pool would
                 // be exhausted long before, and this work could not run either.
-                let everyoneAsked = await eventually(within: 30) { asking.value == 1_000 }
+                let everyoneAsked = await eventually { asking.value == 1_000 }
                 let otherWork = await Task.detached { (1...1_000).reduce(0, +) }.value
                 #expect(everyoneAsked)
                 #expect(otherWork == 500_500)
@@ -227,7 +227,7 @@ struct AsyncResolutionTests {
         }
         .scope(.singleton)
 
-        let outcome = await completes(within: 30, "a cancelled waiter and a patient one") {
+        let outcome = await completes("a cancelled waiter and a patient one") {
             let builder = Task { try await container.resolveAsync(Database.self) }
             await started.wait()
             let cancelled = Task { try await container.resolveAsync(Database.self) }
@@ -326,7 +326,7 @@ struct AsyncResolutionTests {
             return AsyncB()
         }
 
-        let outcome = await completes(within: 20, "an async cycle") { try await container.resolveAsync(AsyncA.self) }
+        let outcome = await completes("an async cycle") { try await container.resolveAsync(AsyncA.self) }
 
         let result = try #require(outcome)
         #expect(throws: ResolutionError.self) { try result.get() }
@@ -354,7 +354,7 @@ struct AsyncResolutionTests {
         }
         .scope(.singleton)
 
-        let outcome = await completes(within: 30, "two async singletons waiting for each other") {
+        let outcome = await completes("two async singletons waiting for each other") {
             async let a = Result<Void, any Error> { _ = try await container.resolveAsync(AsyncA.self) }
             async let b = Result<Void, any Error> { _ = try await container.resolveAsync(AsyncB.self) }
             return await (a, b)

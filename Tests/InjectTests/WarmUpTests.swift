@@ -185,7 +185,7 @@ struct WarmUpTests {
         }
         .scope(.singleton).eager()
 
-        let outcome = await completes(within: 30, "a cancelled warm-up") {
+        let outcome = await completes("a cancelled warm-up") {
             let warmUp = Task { try await container.warmUp() }
             await started.wait()
             warmUp.cancel()
@@ -221,7 +221,7 @@ struct WarmUpTests {
         }
         .scope(.singleton).eager()
 
-        let outcome = await completes(within: 30, "a warm-up of a chain of synchronous reads") {
+        let outcome = await completes("a warm-up of a chain of synchronous reads") {
             try await container.warmUp()
         }
 

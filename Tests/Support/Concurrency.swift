@@ -112,10 +112,15 @@ package func onThread<Value: Sendable>(
     return result.value
 }
 
+/// How long an async test waits before it calls a wait a hang: long, because it must tell a hang from a test starved
+/// of the two cores. The suite's soak keeps them busy for half a minute or more while other tests run beside it, and
+/// the thread sanitizer makes everything several times slower. A hang still fails the test; it only takes longer.
+package let hangLimit: Double = 120
+
 /// Polls `condition` every few milliseconds, suspending in between, until it holds or `seconds` have passed.
 ///
 /// - Returns: Whether `condition` held in time.
-package func eventually(within seconds: Double = 20, _ condition: @Sendable () -> Bool) async -> Bool {
+package func eventually(within seconds: Double = hangLimit, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1_000_000_000)
     while !condition() {
         if DispatchTime.now().uptimeNanoseconds > deadline {
@@ -243,7 +248,7 @@ package final class Arrivals: Sendable {
 ///
 /// - Returns: What `body` returned, or `nil` when it threw or the time ran out.
 package func completes<Value: Sendable>(
-    within seconds: Double = 20,
+    within seconds: Double = hangLimit,
     _ what: String,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () async throws -> Value
