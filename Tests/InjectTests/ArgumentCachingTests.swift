@@ -222,6 +222,43 @@ struct ArgumentCachingTests {
         #expect(error.description.contains("String"))
     }
 
+    @Test(arguments: [Scope.singleton, .cached, .session, .weak, .scoped, .graph])
+    func aWrongArgumentTypeThroughResolveAsyncIsAnErrorAfterAValueWasCached(scope: Scope) async throws {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }.scope(scope)
+        let child = container.makeChild()
+        let cached = child.resolve(NoteEditor.self, argument: 42)
+
+        for wrong in ["42", PageView(page: Page(book: "x", number: 1)), 42.0] as [any Sendable] {
+            let error = try await #require(throws: ResolutionError.self) {
+                try await child.resolveAsync(NoteEditor.self, argument: wrong)
+            }
+            #expect(error.kind == .argumentMismatch, "\(error)")
+            #expect(error.description.contains("Int"), "\(error)")
+        }
+        let again = try await child.resolveAsync(NoteEditor.self, argument: 42)
+        #expect(again.noteID == 42)
+        if scope != .graph {
+            #expect(again === cached)
+        }
+    }
+
+    @Test func validateAsyncReportsAWrongArgumentTypeThatAnAsyncFactoryPasses() async {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }
+            .scope(.singleton)
+            .validationArgument(1)
+        container.register(PageView.self) { (r: DIResolver) async throws in
+            let editor = try await r.resolveAsync(NoteEditor.self, argument: "one")
+            return PageView(page: Page(book: "\(editor.noteID)", number: 1))
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.errors.count == 1, "\(report)")
+        #expect(report.errors.first?.message.contains("String") == true, "\(report)")
+    }
+
     @Test func aTupleArgumentCannotBeCachedAndSaysWhy() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let container = DIContainer()

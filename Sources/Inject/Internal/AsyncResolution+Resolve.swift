@@ -93,9 +93,13 @@ extension AsyncResolution {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: index, closedBy: entry) }
         }
         let validating = overlay?.recorder != nil
-        if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying,
-            ObjectIdentifier(argument.type) == keying.type
-        {
+        if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying {
+            guard ObjectIdentifier(argument.type) == keying.type else {
+                // Nothing is cached for a value of another type: the factory reports the wrong type, with the path,
+                // as a synchronous resolve does.
+                let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
+                return try await build(entry, frame: frame, code, argument)
+            }
             let key = keying.key(argument)
             let cache: ArgumentCache<T>
             switch Scope.storage(ofCode: code) {
