@@ -15,9 +15,10 @@ extension DIContainer {
     /// a ``ResolutionError`` of kind ``ResolutionError/Kind/notBuiltYet`` that says so. They never wait for it.
     ///
     /// > Important: An async registration of a caching scope is built exactly once, even when many tasks ask at once:
-    /// > the others suspend (no thread is blocked) and get the same instance. A factory that throws leaves it unbuilt,
-    /// > and the next ask builds again. A waiting task that is cancelled stops waiting with `CancellationError`; the
-    /// > build goes on for the others.
+    /// > the others suspend (no thread is blocked) and get the same instance. A factory that throws leaves it unbuilt:
+    /// > the tasks that waited for that build get its error, and the next ask builds again. A waiting task that is
+    /// > cancelled stops waiting with `CancellationError`; the build goes on for the others. A building task that is
+    /// > cancelled gets its factory's `CancellationError` as it is, and a task that waited builds again.
     ///
     /// - Parameters:
     ///   - type: The type to register under; inferred from the factory when omitted.

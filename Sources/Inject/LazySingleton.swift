@@ -8,8 +8,8 @@
 /// ```
 ///
 /// > Important: `make` runs exactly once, even when many threads ask for the value at once; the others wait for
-/// > it, and no lock is held while `make` runs. If `make` throws, nothing is stored and the next caller runs it
-/// > again. If `make` asks for the same `LazySingleton`, directly or through other code on its thread, that is a
+/// > it, and no lock is held while `make` runs. If `make` throws, nothing is stored: the threads that waited for
+/// > that run get its error, and the next caller runs it again. If `make` asks for the same `LazySingleton`, directly or through other code on its thread, that is a
 /// > recursion that could never finish: it traps with a message that says so instead of deadlocking.
 public final class LazySingleton<Value>: @unchecked Sendable {
     // @unchecked: the value lives in the slot, behind its lock, and `make` is @Sendable.

@@ -174,6 +174,8 @@ extension AsyncResolution {
             }
         } catch InstanceSlot<T>.Failure.recursion {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
+        } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
+            throw ResolutionContext.seeded(from: parent, in: self) { $0.sharedBuildFailed(error, building: entry) }
         }
     }
 
@@ -196,6 +198,9 @@ extension AsyncResolution {
             defer { AsyncFrame.inFlight.add(-1) }
             let resolver = DIResolver(container: frame.container, overlay: overlay, frame: frame)
             value = try await AsyncFrame.$current.withValue(frame) { try await makeAsync(resolver) }
+        } catch let cancellation as CancellationError {
+            // The caller's task was cancelled: it gets the cancellation as it is, to tell apart from a failure.
+            throw cancellation
         } catch {
             throw ResolutionContext.seeded(from: frame, in: self) { $0.wrap(error, from: entry, stage: .factory) }
         }

@@ -19,6 +19,8 @@ extension InstanceSlot {
     ) throws -> T {
         do {
             return try instance(thread: ObjectIdentifier(ResolutionContext.current), build: build)
+        } catch Failure.sharedBuildFailed(let error) {
+            throw error
         } catch Failure.recursion {
             fatalError(
                 """

@@ -23,6 +23,10 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         /// Tasks waiting for the build under way, by waiter number.
         var asyncWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
         var nextWaiter = 0
+        /// How many builds started: the number of the one under way, while there is a builder.
+        var builds = 0
+        /// The latest build that threw, with its error, for the callers that waited for it.
+        var failure: (build: Int, error: any Error)?
 
         func current(_ holdsWeakly: Bool) -> T? {
             holdsWeakly ? object.map { $0 as! T } : value
@@ -33,6 +37,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         /// The thread building the instance asked for it again (only ``LazySingleton`` can get here; the
         /// resolution stack catches container cycles first).
         case recursion
+        /// The build this caller waited for threw `error`. Every caller that waited for that build gets its error,
+        /// rather than running the failing factory again one after another; the next caller builds again.
+        case sharedBuildFailed(any Error)
     }
 
     private let state = Locked(State())
@@ -66,6 +73,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     }
 
     var builder: ObjectIdentifier? { state.withLock { $0.builder } }
+
+    /// How many callers wait for the build under way: threads parked and tasks suspended.
+    var waitingCount: Int { state.withLock { $0.waiters + $0.asyncWaiters.count } }
 
     var label: String { Describe.service(service, name) }
 
@@ -107,13 +117,17 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     ///   - build: Makes the instance. Runs at most once at a time, with no lock held.
     /// - Throws: What `build` throws, ``Failure/recursion``, or ``Parking/Deadlock``.
     func instance(thread: ObjectIdentifier, build: () throws -> T) throws -> T {
+        var awaited: Int?
         while true {
-            switch nextStep(for: thread, countingWaiter: true) {
+            switch nextStep(for: thread, countingWaiter: true, awaited: awaited) {
             case .ready(let value):
                 return value
             case .recursion:
                 throw Failure.recursion
-            case .wait:
+            case .failed(let error):
+                throw Failure.sharedBuildFailed(error)
+            case .wait(let build):
+                awaited = build
                 defer { state.withLock { $0.waiters -= 1 } }
                 try Parking.shared.wait(for: self, thread: thread)
             case .build(let generation):
@@ -121,7 +135,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 do {
                     value = try build()
                 } catch {
-                    finish(nil, generation: generation)
+                    finish(nil, generation: generation, error: error)
                     throw error
                 }
                 finish(value, generation: generation)
@@ -132,10 +146,15 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
 
     /// What `builder` does next, decided under the lock: take the instance, become the builder, or wait (counted
     /// for ``Parking``'s wake-up when `countingWaiter`).
-    private func nextStep(for builder: ObjectIdentifier, countingWaiter: Bool) -> Step {
+    /// What the caller does next. `awaited` is the build it waited for, if it waited: if that build threw, the
+    /// caller gets its error.
+    private func nextStep(for builder: ObjectIdentifier, countingWaiter: Bool, awaited: Int?) -> Step {
         state.withLock { state in
             if let value = state.current(holdsWeakly) {
                 return .ready(value)
+            }
+            if let awaited, let failure = state.failure, failure.build == awaited {
+                return .failed(failure.error)
             }
             if let current = state.builder {
                 if current == builder {
@@ -144,9 +163,10 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 if countingWaiter {
                     state.waiters += 1
                 }
-                return .wait
+                return .wait(build: state.builds)
             }
             state.builder = builder
+            state.builds += 1
             return .build(generation: state.generation)
         }
     }
@@ -154,7 +174,10 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     private enum Step {
         case ready(T)
         case recursion
-        case wait
+        /// The build the caller waited for threw this.
+        case failed(any Error)
+        /// Another caller is running build number `build`.
+        case wait(build: Int)
         case build(generation: Int)
     }
 
@@ -173,20 +196,24 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         waiter: AsyncWaits.Waiter?,
         build: () async throws -> T
     ) async throws -> T {
+        var awaited: Int?
         while true {
-            switch nextStep(for: builder, countingWaiter: false) {
+            switch nextStep(for: builder, countingWaiter: false, awaited: awaited) {
             case .ready(let value):
                 return value
             case .recursion:
                 throw Failure.recursion
-            case .wait:
+            case .failed(let error):
+                throw Failure.sharedBuildFailed(error)
+            case .wait(let build):
+                awaited = build
                 try await waitForBuild(waiter)
             case .build(let generation):
                 let value: T
                 do {
                     value = try await build()
                 } catch {
-                    finish(nil, generation: generation)
+                    finish(nil, generation: generation, error: error)
                     throw error
                 }
                 finish(value, generation: generation)
@@ -196,7 +223,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     }
 
     /// Suspends until the build under way ends (or the task is cancelled). The decision to suspend and the
-    /// registration of the continuation happen under the same lock that ``finish(_:generation:)`` takes to take
+    /// registration of the continuation happen under the same lock that ``finish(_:generation:error:)`` takes to take
     /// the waiters, so a wake-up cannot be lost and a continuation is resumed exactly once.
     private func waitForBuild(_ waiter: AsyncWaits.Waiter?) async throws {
         if let waiter {
@@ -235,10 +262,16 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         }
     }
 
-    private func finish(_ value: T?, generation: Int) {
+    /// Ends the build under way: keeps `value`, or, when the build threw `error`, keeps the error for the callers
+    /// that waited for it (a cancellation excepted: the build stopped for its own caller, not for them, so one of
+    /// them builds again). Then wakes them.
+    private func finish(_ value: T?, generation: Int, error: (any Error)? = nil) {
         let (stored, wake, waiting): (Bool, Bool, [CheckedContinuation<Void, any Error>]) = state.withLock { state in
             defer { state.asyncWaiters.removeAll() }
             state.builder = nil
+            if let error, !(error is CancellationError) {
+                state.failure = (state.builds, error)
+            }
             var stored = false
             if let value, state.generation == generation {
                 if holdsWeakly {

@@ -305,6 +305,8 @@ extension ResolutionContext {
             throw crossThreadCycle(deadlock.chain, waitingFor: entry)
         } catch InstanceSlot<T>.Failure.recursion {
             throw cycle(at: frames.count, closedBy: entry)
+        } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
+            throw sharedBuildFailed(error, building: entry)
         }
     }
 

@@ -23,6 +23,8 @@ final class StartupRecorder: @unchecked Sendable {
         /// Who asked for what. Every container an edge names is the home of a build, or one of the containers
         /// `warmUp()` resolves through, all alive while it runs.
         var edges: [Node: Set<Node>] = [:]
+        /// When the last build that threw ended: part of the wall time, though no build remains of it.
+        var lastFailureEnd: UInt64 = 0
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -46,9 +48,14 @@ final class StartupRecorder: @unchecked Sendable {
     }
 
     /// The report: the builds slowest first, wall and serial time, and the critical path.
+    /// Records that an eager build threw, at `end`.
+    func recordFailure(end: UInt64) {
+        state.withLock { $0.lastFailureEnd = max($0.lastFailureEnd, end) }
+    }
+
     func report(failures: [ResolutionError]) -> StartupReport {
-        let (builds, edges) = state.withLock { ($0.builds, $0.edges) }
-        let lastEnd = builds.map(\.end).max() ?? started
+        let (builds, edges, lastFailureEnd) = state.withLock { ($0.builds, $0.edges, $0.lastFailureEnd) }
+        let lastEnd = max(builds.map(\.end).max() ?? started, lastFailureEnd)
         return StartupReport(
             builds: builds.map(\.event).sorted { $0.seconds > $1.seconds },
             wallSeconds: Double(lastEnd &- started) / 1_000_000_000,
