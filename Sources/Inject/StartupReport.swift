@@ -42,10 +42,12 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
         let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster" : "no faster, too little to build in parallel"
         var lines = [
-            """
-            warm-up: \(ValidationReport.count(builds.count, "build")) in \(Describe.milliseconds(wallSeconds)); one \
-            by one they take \(Describe.milliseconds(serialSeconds)): \(gain)
-            """
+            builds.isEmpty
+                ? "warm-up: no build succeeded, in \(Describe.milliseconds(wallSeconds))"
+                : """
+                warm-up: \(ValidationReport.count(builds.count, "build")) in \(Describe.milliseconds(wallSeconds)); \
+                one by one they take \(Describe.milliseconds(serialSeconds)): \(gain)
+                """
         ]
         let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
         // A path that rounds to 0.0 ms bounds nothing worth reading, as the slowest builds below.
