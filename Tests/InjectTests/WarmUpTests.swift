@@ -11,6 +11,9 @@ private final class Database: Sendable {}
 private final class FeatureFlags: Sendable {}
 private final class HomeFeed: Sendable {}
 private final class Broken: Sendable {}
+private protocol Exporter: Sendable {}
+private final class PDFExporter: Exporter {}
+private final class MarkdownExporter: Exporter {}
 
 /// How many factories run at once, and the most that ever did.
 private final class Concurrency: @unchecked Sendable {
@@ -432,6 +435,71 @@ struct AsyncValidationTests {
         let error = try #require(report.errors.first, "\(report)")
         #expect(report.errors.count == 1, "\(report)")
         #expect(error.description.contains("path: FeatureFlags -> Database"), "\(error)")
+    }
+
+    @Test func aSynchronousReadOfAGraphAsyncServiceTheAsyncFactoryResolvedFirstIsValidAsAtRunTime() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        let sameInstance = Collector<Bool>()
+        container.register(HomeFeed.self) { r in
+            let first = try await r.resolveAsync(Database.self)
+            let second = try r.resolve(Database.self)  // this resolution's .graph instance, built just above
+            sameInstance.append(first === second)
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.errors.isEmpty, "\(report)")
+        _ = try await container.resolveAsync(HomeFeed.self)
+        #expect(sameInstance.values == [true, true], "validation and run time both read the one built")
+    }
+
+    @Test func resolveAllAfterAnAsyncResolveOfItsGraphElementIsValidAsAtRunTime() async throws {
+        let container = DIContainer()
+        container.register(Exporter.self) { PDFExporter() }
+        container.register(Exporter.self, name: "slow") { _ -> Exporter in
+            await Task.yield()
+            return MarkdownExporter()
+        }
+        container.register(HomeFeed.self) { r in
+            _ = try await r.resolveAsync(Exporter.self, name: "slow")
+            let all = try r.resolveAll(Exporter.self)
+            #expect(all.count == 2)
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.errors.isEmpty, "\(report)")
+        _ = try await container.resolveAsync(HomeFeed.self)
+    }
+
+    @Test func aSynchronousReadOfAGraphAsyncServiceNothingResolvedFirstIsStillAnError() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        container.register(FeatureFlags.self) { _ in
+            await Task.yield()
+            return FeatureFlags()
+        }
+        .resolveProperties { r, _ in _ = try r.resolve(Database.self) }
+        container.register(HomeFeed.self) { r in
+            _ = try await r.resolveAsync(Database.self)  // another resolution's instance: gone when HomeFeed asks
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(report.errors.count == 1, "\(report)")
+        #expect(error.description.contains("path: FeatureFlags -> Database"), "\(error)")
+        await #expect(throws: ResolutionError.self) { try await container.resolveAsync(FeatureFlags.self) }
     }
 
     @Test func anAsyncCycleClosedOnOneSideIsJudgedForEveryEntryPoint() async throws {

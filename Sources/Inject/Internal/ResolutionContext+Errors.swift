@@ -325,11 +325,17 @@ extension ResolutionContext {
                 resolve it with try await resolveAsync(\(type).self) (or r.resolveAsync in a factory) before anything \
                 resolves it synchronously, or mark its registration .eager() and call try await warmUp() at start-up.
                 """
-                : """
-                resolve it with try await resolveAsync(\(type).self), or r.resolveAsync in an async factory: a \
-                \(Scope(code: code)) async registration is built anew on each resolve, so only an async resolve can \
-                build it.
-                """
+                : code == Scope.Code.graph
+                    ? """
+                    resolve it with try await resolveAsync(\(type).self), or with r.resolveAsync in an async factory \
+                    before reading it there: a .graph async registration is built once per resolution, only by an \
+                    async resolve, and read synchronously only later in that same resolution.
+                    """
+                    : """
+                    resolve it with try await resolveAsync(\(type).self), or r.resolveAsync in an async factory: a \
+                    \(Scope(code: code)) async registration is built anew on each resolve, so only an async resolve \
+                    can build it.
+                    """
         }
         var path = path(then: entry.label)
         var details = asker.details
