@@ -139,6 +139,21 @@ struct WarmUpTests {
         #expect(problem.location == registeredAt(line))
     }
 
+    @Test func eagerOnAWeakRegistrationIsAValidationErrorAsOnOneThatDoesNotCache() async throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Database.self) { _ in Database() }.scope(.weak).eager()
+
+        for report in [container.validationReport(), await container.validationReportAsync()] {
+            let problem = try onlyProblem(ofKind: .invalidRegistration, in: report)
+            #expect(problem.severity == .error)
+            #expect(problem.location == registeredAt(line))
+            #expect(problem.message.contains("is marked .eager(), but its scope, .weak"), "\(problem)")
+            #expect(problem.message.contains("warmUp() would build one and release it at once"), "\(problem)")
+            #expect(problem.description.contains("fix: give it a scope that keeps it"), "\(problem)")
+        }
+    }
+
     @Test func theReportReadsSlowestFirstWithTheSpeedUpAndTheCriticalPath() async throws {
         let container = DIContainer()
         for (index, milliseconds) in [5, 30, 15].enumerated() {
