@@ -532,6 +532,28 @@ struct AsyncValidationTests {
         #expect(cycle.message.contains("resolving FeatureFlags first"), "\(cycle)")
     }
 
+    @Test func aSynchronousReadThatAnAsyncCycleKeepsUnbuiltSaysToBreakTheCycleNotToMakeItEager() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { r in
+            _ = try await r.resolveAsync(FeatureFlags.self)
+            return Config()
+        }
+        .scope(.singleton)
+        container.register(FeatureFlags.self) { r in
+            _ = try r.resolve(Config.self)
+            return FeatureFlags()
+        }
+        .scope(.singleton)
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.problems(ofKind: .cycle).count == 1, "\(report)")
+        let read = try #require(report.errors.first { $0.kind != .cycle }, "\(report)")
+        #expect(read.message.contains("is read synchronously by FeatureFlags, which its own build needs"), "\(read)")
+        #expect(read.description.contains("fix: break the cycle"), "\(read)")
+        #expect(!report.description.contains(".eager()"), "no start-up can fix a cycle: \(report)")
+    }
+
     @Test func expectValidAsyncPassesOnAValidContainerWithAsyncFactories() async {
         let container = DIContainer()
         container.register(Database.self) { _ in

@@ -249,7 +249,12 @@ extension ResolutionContext {
             // synchronous factory that reads it fails when it is resolved first, whoever else built it before.
             guard recorder.buildsAsync else { throw notBuiltYet(entry, code: code, because: .syncValidation) }
             askerResolvedIt = frames.last?.entry.isAsync == true && asyncResolution?.hasResolved(entry) == true
-            if !entry.isEager, !askerResolvedIt {
+            if !askerResolvedIt, let reader = frames.last?.entry, recorder.build(of: entry, needs: reader) {
+                // A cycle: no start-up builds it before this read, so .eager() is no fix.
+                let error = notBuiltYet(entry, code: code, because: .cycle)
+                recorder.recordFailure(error)
+                reported = error
+            } else if !entry.isEager, !askerResolvedIt {
                 // Reported, and validation goes on with the instance this validation built, if there is one.
                 let error = notBuiltYet(entry, code: code, because: .notEager)
                 recorder.recordFailure(error)
