@@ -187,7 +187,7 @@ extension DIContainer {
         private let onMainActor = MainActorFactory.isOnMainActor
 
         init(of container: DIContainer, buildsAsync: Bool) {
-            registrations = container.registrationsToValidate()
+            registrations = Self.underOverrides(container.registrationsToValidate(), through: container)
             recorder = ValidationRecorder(
                 buildsAsync: buildsAsync,
                 registrations: registrations.count,
@@ -199,9 +199,27 @@ extension DIContainer {
             problems.buildsAsync = buildsAsync
         }
 
+        /// `registrations` as a resolve through `container` sees them under the test overrides active now: a
+        /// registration an override shadows gives way to the override's, with the container that owns it, so that
+        /// the real factory a test replaced never runs (a real `Task.sleep` or network call) and is not counted or
+        /// timed; the override's registration is checked in its place, once however many it shadows.
+        private static func underOverrides(
+            _ registrations: [(DIContainer, EntryBase)],
+            through container: DIContainer
+        ) -> [(DIContainer, EntryBase)] {
+            guard let overrides = Overlay.active() else { return registrations }
+            var seen: Set<ObjectIdentifier> = []
+            return registrations.compactMap { registration in
+                let (owner, entry) =
+                    overrides.find(registration.1.key, through: container).map { ($0.owner, $0.entry) }
+                    ?? registration
+                return seen.insert(ObjectIdentifier(entry)).inserted ? (owner, entry) : nil
+            }
+        }
+
         /// Whether to build `entry`; when not, the problem that says why is added. Counts what is built.
         mutating func shouldBuild(_ entry: EntryBase) -> Bool {
-            if entry.isEager, let problem = DIContainer.eagerProblem(entry) {
+            if entry.isEager, let problem = DIContainer.eagerProblem(entry) ?? DIContainer.eagerWeakProblem(entry) {
                 problems.add(problem, building: entry)
             }
             if let skipped = ProblemCollector.notBuilt(
@@ -247,6 +265,24 @@ extension DIContainer {
                 graph: DependencyGraph(seen)
             )
         }
+    }
+
+    /// `.eager()` on a `.weak` registration, judged as `.eager()` on a scope that does not cache: `warmUp()` would
+    /// build an instance and release it at once, as nothing holds it, so a synchronous read after it finds nothing.
+    fileprivate static func eagerWeakProblem(_ entry: EntryBase) -> ResolutionError? {
+        guard entry.scopeCode == Scope.Code.weak, !entry.takesArgument else { return nil }
+        return ResolutionError(
+            kind: .invalidRegistration,
+            service: entry.label,
+            path: [entry.label],
+            registration: entry.location,
+            headline: """
+                \(entry.label), registered at \(entry.location), is marked .eager(), but its scope, .weak, keeps an \
+                instance only while something else holds it: warmUp() would build one and release it at once, for \
+                nobody.
+                """,
+            fix: "give it a scope that keeps it (.singleton, .cached, .scoped or a custom one), or remove .eager()."
+        )
     }
 
     /// Every current registration of this container and its ancestors, each with its container, in registration

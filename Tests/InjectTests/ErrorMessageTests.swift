@@ -205,3 +205,115 @@ struct ErrorMessageTests {
         #expect(error.registration == "\(#fileID):\(line)")
     }
 }
+
+private final class Database: Sendable {}
+private final class SessionToken: Sendable {}
+private protocol Exporter: Sendable {}
+private final class MarkdownExporter: Exporter {}
+
+private final class SyncService: Sendable {
+    init(token: SessionToken) {}
+}
+
+/// The fix of a synchronous read of an async registration that is not built says what would build it, for this one.
+struct NotBuiltYetMessageTests {
+    private static func register(_ scope: Scope, in container: DIContainer) {
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(scope)
+        .eager()
+    }
+
+    @Test func aNamedAsyncServicesFixResolvesItByItsName() throws {
+        let container = DIContainer()
+        container.register(Exporter.self, name: "slow") { _ -> Exporter in
+            await Task.yield()
+            return MarkdownExporter()
+        }
+        .scope(.singleton)
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(Exporter.self, name: "slow")
+        }
+
+        #expect(error.description.contains(#"resolveAsync(Exporter.self, name: "slow")"#), "\(error)")
+    }
+
+    @Test func anEagerSingletonNotBuiltYetSaysWarmUpHasNotRunNotToMarkItEager() throws {
+        let container = DIContainer()
+        Self.register(.singleton, in: container)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+
+        #expect(error.description.contains("it is .eager(), but warmUp() has not been called yet"), "\(error)")
+        #expect(error.description.contains("fix: call try await warmUp() at start-up and wait for it"), "\(error)")
+        #expect(!error.description.contains("mark its registration .eager()"), "\(error)")
+    }
+
+    @Test func anEagerCachedServiceDroppedByAResetSaysSo() async throws {
+        let container = DIContainer()
+        Self.register(.cached, in: container)
+        _ = try await container.warmUp()
+        container.reset(.cached)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+
+        #expect(
+            error.description.contains("or a reset (reset(.cached) or reset(Database.self)) dropped it"),
+            "\(error)"
+        )
+        #expect(!error.description.contains("mark its registration .eager()"), "\(error)")
+    }
+
+    @Test func anEagerScopedServiceReadThroughAChildSaysTheChildNeedsItsOwnWarmUp() async throws {
+        let app = DIContainer()
+        Self.register(.scoped, in: app)
+        let session = app.makeChild()
+        _ = try await app.warmUp()
+
+        let error = try #require(throws: ResolutionError.self) { try session.resolveThrowing(Database.self) }
+
+        #expect(
+            error.description.contains("each container builds its own, in that container's own warmUp()"),
+            "\(error)"
+        )
+        #expect(error.description.contains("each child's own, after makeChild()"), "\(error)")
+        #expect(!error.description.contains("mark its registration .eager()"), "\(error)")
+    }
+
+    @Test func anEagerWeakServiceSaysWarmUpReleasedIt() async throws {
+        let container = DIContainer()
+        Self.register(.weak, in: container)
+        _ = try await container.warmUp()
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+
+        #expect(error.description.contains("warmUp() built it and released it at once"), "\(error)")
+        #expect(error.description.contains("fix: give it a scope that keeps it"), "\(error)")
+        #expect(!error.description.contains("mark its registration .eager()"), "\(error)")
+    }
+}
+
+/// A parent's singleton resolved through a child needs a service only that child registers.
+struct OutOfReachMessageTests {
+    @Test func aParentsSingletonMissingAChildOnlyServiceSaysItResolvesFromItsOwnContainer() throws {
+        let app = DIContainer()
+        let line = #line + 1
+        app.register(SyncService.self) { r in SyncService(token: try r.resolve()) }.scope(.singleton)
+        let session = app.makeChild()
+        session.register(SessionToken.self) { SessionToken() }.scope(.singleton)
+
+        let error = try #require(throws: ResolutionError.self) { try session.resolveThrowing(SyncService.self) }
+
+        #expect(error.kind == .notRegistered)
+        #expect(
+            error.description.contains(
+                "SyncService is .singleton, registered at \(registeredAt(line)) in a parent of the container this resolve went through, and resolves what it needs from its own container"
+            ),
+            "\(error)"
+        )
+        #expect(error.description.contains("make it .scoped, or register SessionToken in the parent"), "\(error)")
+    }
+}

@@ -574,3 +574,74 @@ struct ValidationQuietnessTests {
         #expect(report.problems.isEmpty, "\(report)")
     }
 }
+
+/// Validation under a test override: it checks what a resolve in that test would build, the override's
+/// registrations, and never runs the real factories they replace.
+struct ValidationUnderOverrideTests {
+    @Test func validationBuildsTheOverridesRegistrationsNotTheRealOnesTheyShadow() async throws {
+        let container = DIContainer()
+        let realRuns = Collector<String>()
+        let stubRuns = Collector<String>()
+        let realLedgerLine = #line + 1
+        container.register(Ledger.self) { _ in
+            realRuns.append("Ledger")  // stands for a real Task.sleep or network call
+            await Task.yield()
+            return Ledger()
+        }
+        .scope(.singleton)
+        let realCartLine = #line + 1
+        container.register(Cart.self) {
+            realRuns.append("Cart")
+            return Cart()
+        }
+        .scope(.singleton)
+        container.register(Catalogue.self) { r in
+            _ = try r.resolve(Cart.self)
+            return Catalogue()
+        }
+
+        let (syncReport, asyncReport) = await withOverrides(in: container) {
+            $0.register(Ledger.self) {
+                stubRuns.append("Ledger")
+                return Ledger()
+            }
+            .scope(.singleton)
+            $0.register(Cart.self) {
+                stubRuns.append("Cart")
+                return Cart()
+            }
+            .scope(.singleton)
+        } operation: {
+            (container.validationReport(), await container.validationReportAsync())
+        }
+
+        #expect(realRuns.values.isEmpty, "a replaced factory never runs, not even in validation")
+        #expect(Set(stubRuns.values) == ["Ledger", "Cart"], "the override's registrations are what is checked")
+        for report in [syncReport, asyncReport] {
+            #expect(report.isValid, "\(report)")
+            #expect(report.checkedCount == 3, "\(report)")
+            let timed = report.buildTimes.map(\.location)
+            #expect(!timed.contains(registeredAt(realLedgerLine)), "\(report.buildTimes)")
+            #expect(!timed.contains(registeredAt(realCartLine)), "\(report.buildTimes)")
+        }
+    }
+
+    @Test func anOverrideOfAnotherContainerDoesNotKeepThisOnesRegistrationFromBeingBuilt() {
+        let container = DIContainer()
+        let session = container.makeChild()
+        let realRuns = Counter()
+        container.register(Cart.self) {
+            realRuns.increment()
+            return Cart()
+        }
+
+        let report = withOverrides(in: session) {
+            $0.register(Cart.self) { Cart() }
+        } operation: {
+            container.validationReport()  // the parent: a resolve through it does not see the session's override
+        }
+
+        #expect(realRuns.value == 1)
+        #expect(report.checkedCount == 1, "\(report)")
+    }
+}

@@ -11,6 +11,9 @@ private final class Database: Sendable {}
 private final class FeatureFlags: Sendable {}
 private final class HomeFeed: Sendable {}
 private final class Broken: Sendable {}
+private protocol Exporter: Sendable {}
+private final class PDFExporter: Exporter {}
+private final class MarkdownExporter: Exporter {}
 
 /// How many factories run at once, and the most that ever did.
 private final class Concurrency: @unchecked Sendable {
@@ -134,6 +137,21 @@ struct WarmUpTests {
         let problem = try onlyProblem(ofKind: .invalidRegistration, in: container.validationReport())
         #expect(problem.severity == .error)
         #expect(problem.location == registeredAt(line))
+    }
+
+    @Test func eagerOnAWeakRegistrationIsAValidationErrorAsOnOneThatDoesNotCache() async throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Database.self) { _ in Database() }.scope(.weak).eager()
+
+        for report in [container.validationReport(), await container.validationReportAsync()] {
+            let problem = try onlyProblem(ofKind: .invalidRegistration, in: report)
+            #expect(problem.severity == .error)
+            #expect(problem.location == registeredAt(line))
+            #expect(problem.message.contains("is marked .eager(), but its scope, .weak"), "\(problem)")
+            #expect(problem.message.contains("warmUp() would build one and release it at once"), "\(problem)")
+            #expect(problem.description.contains("fix: give it a scope that keeps it"), "\(problem)")
+        }
     }
 
     @Test func theReportReadsSlowestFirstWithTheSpeedUpAndTheCriticalPath() async throws {
@@ -434,6 +452,71 @@ struct AsyncValidationTests {
         #expect(error.description.contains("path: FeatureFlags -> Database"), "\(error)")
     }
 
+    @Test func aSynchronousReadOfAGraphAsyncServiceTheAsyncFactoryResolvedFirstIsValidAsAtRunTime() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        let sameInstance = Collector<Bool>()
+        container.register(HomeFeed.self) { r in
+            let first = try await r.resolveAsync(Database.self)
+            let second = try r.resolve(Database.self)  // this resolution's .graph instance, built just above
+            sameInstance.append(first === second)
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.errors.isEmpty, "\(report)")
+        _ = try await container.resolveAsync(HomeFeed.self)
+        #expect(sameInstance.values == [true, true], "validation and run time both read the one built")
+    }
+
+    @Test func resolveAllAfterAnAsyncResolveOfItsGraphElementIsValidAsAtRunTime() async throws {
+        let container = DIContainer()
+        container.register(Exporter.self) { PDFExporter() }
+        container.register(Exporter.self, name: "slow") { _ -> Exporter in
+            await Task.yield()
+            return MarkdownExporter()
+        }
+        container.register(HomeFeed.self) { r in
+            _ = try await r.resolveAsync(Exporter.self, name: "slow")
+            let all = try r.resolveAll(Exporter.self)
+            #expect(all.count == 2)
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.errors.isEmpty, "\(report)")
+        _ = try await container.resolveAsync(HomeFeed.self)
+    }
+
+    @Test func aSynchronousReadOfAGraphAsyncServiceNothingResolvedFirstIsStillAnError() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        container.register(FeatureFlags.self) { _ in
+            await Task.yield()
+            return FeatureFlags()
+        }
+        .resolveProperties { r, _ in _ = try r.resolve(Database.self) }
+        container.register(HomeFeed.self) { r in
+            _ = try await r.resolveAsync(Database.self)  // another resolution's instance: gone when HomeFeed asks
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(report.errors.count == 1, "\(report)")
+        #expect(error.description.contains("path: FeatureFlags -> Database"), "\(error)")
+        await #expect(throws: ResolutionError.self) { try await container.resolveAsync(FeatureFlags.self) }
+    }
+
     @Test func anAsyncCycleClosedOnOneSideIsJudgedForEveryEntryPoint() async throws {
         let container = DIContainer()
         container.register(Config.self) { _ in Config() }
@@ -447,6 +530,28 @@ struct AsyncValidationTests {
 
         let cycle = try onlyProblem(ofKind: .cycle, in: report)
         #expect(cycle.message.contains("resolving FeatureFlags first"), "\(cycle)")
+    }
+
+    @Test func aSynchronousReadThatAnAsyncCycleKeepsUnbuiltSaysToBreakTheCycleNotToMakeItEager() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { r in
+            _ = try await r.resolveAsync(FeatureFlags.self)
+            return Config()
+        }
+        .scope(.singleton)
+        container.register(FeatureFlags.self) { r in
+            _ = try r.resolve(Config.self)
+            return FeatureFlags()
+        }
+        .scope(.singleton)
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.problems(ofKind: .cycle).count == 1, "\(report)")
+        let read = try #require(report.errors.first { $0.kind != .cycle }, "\(report)")
+        #expect(read.message.contains("is read synchronously by FeatureFlags, which its own build needs"), "\(read)")
+        #expect(read.description.contains("fix: break the cycle"), "\(read)")
+        #expect(!report.description.contains(".eager()"), "no start-up can fix a cycle: \(report)")
     }
 
     @Test func expectValidAsyncPassesOnAValidContainerWithAsyncFactories() async {

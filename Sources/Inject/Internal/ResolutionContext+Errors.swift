@@ -113,10 +113,13 @@ extension ResolutionContext {
         _ request: String,
         through container: DIContainer
     ) -> (detail: String, fix: String)? {
-        guard let validated = overlay?.recorder?.validated, validated !== container,
+        // Under validation, the container validated; at run time, the one the top-level resolve went through.
+        let validating = overlay?.recorder?.validated != nil
+        let reference = validating ? "the validated container" : "the container this resolve went through"
+        guard let validated = overlay?.recorder?.validated ?? topLevelContainer, validated !== container,
             let registered = validated.lineage.lazy.compactMap({ $0.table.find(key) }).first
         else { return nil }
-        let at = "\(registered.label) is registered at \(registered.location), in the validated container or a parent"
+        let at = "\(registered.label) is registered at \(registered.location), in \(reference) or a parent"
         if container === DIContainer.shared, frames.isEmpty {
             return (
                 "\(at), but this request went through DIContainer.shared, where a property wrapper without container: resolves when it is made outside any factory.",
@@ -131,9 +134,9 @@ extension ResolutionContext {
         else { return nil }
         return (
             """
-            \(at), but \(holder.label) is \(holder.scope), registered at \(holder.location) in a parent of the \
-            validated container, and resolves what it needs from that parent, which does not see its children's \
-            registrations.
+            \(at), but \(holder.label) is \(holder.scope), registered at \(holder.location) in a parent of \
+            \(reference), and resolves what it needs from its own container, that parent, which does not see its \
+            children's registrations.
             """,
             """
             register \(holder.label) in the container that registers \(request) (one per child), make it .scoped, or \
@@ -290,14 +293,19 @@ extension ResolutionContext {
         /// Under `validateAsync()`: nothing builds it before the synchronous read at run time, since it is not
         /// eager and no async resolve in the same resolution asked for it first.
         case notEager
+        /// Under `validateAsync()`: its own factory needs, directly or through others, the service that reads it,
+        /// so it is never built before that read, whoever builds it first.
+        case cycle
     }
 
     func notBuiltYet(_ entry: EntryBase, code: Int, because reason: NotBuiltReason) -> ResolutionError {
         let asker = self.asker
         let caches = Scope.storage(ofCode: code) == .registration || Scope.storage(ofCode: code) == .resolvingContainer
-        let type = Describe.type(entry.serviceType)
+        // The call that resolves it, as it is spelled in code: the name too, or it would resolve another registration.
+        let call = "resolveAsync(\(Self.spelled(entry)))"
         let headline: String
         let fix: String
+        var reasons: [String] = []
         switch reason {
         case .syncValidation:
             headline = """
@@ -305,6 +313,16 @@ extension ResolutionContext {
                 run, so this synchronous request for it was not checked.
                 """
             fix = "call try await validateAsync() instead of validate() to check it."
+        case .cycle:
+            let reader = frames.last?.entry.label ?? "the service that reads it"
+            headline = """
+                \(entry.label), registered at \(entry.location), is read synchronously by \(reader), which its own \
+                build needs: it is never built before this read, whatever builds it first.
+                """
+            fix = """
+                break the cycle: let one side hold the other with @LazyInjected, or get the other in \
+                resolveProperties instead of its factory.
+                """
         case .notEager where caches:
             headline = """
                 \(entry.label), registered at \(entry.location), is read synchronously, but it has an async factory \
@@ -312,8 +330,14 @@ extension ResolutionContext {
                 """
             fix = """
                 mark its registration .eager() and call try await warmUp() at start-up, or read it with \
-                try await r.resolveAsync(\(type).self) in an async factory.
+                try await r.\(call) in an async factory.
                 """
+        case .notBuilt where caches && entry.isEager:
+            headline = """
+                \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
+                synchronous resolve cannot return it.
+                """
+            (reasons, fix) = Self.whyEagerIsNotBuilt(entry, code: code, call: call)
         case .notBuilt, .notEager:
             headline = """
                 \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
@@ -322,18 +346,24 @@ extension ResolutionContext {
             fix =
                 caches
                 ? """
-                resolve it with try await resolveAsync(\(type).self) (or r.resolveAsync in a factory) before anything \
-                resolves it synchronously, or mark its registration .eager() and call try await warmUp() at start-up.
+                resolve it with try await \(call) (or r.resolveAsync in a factory) before anything resolves it \
+                synchronously, or mark its registration .eager() and call try await warmUp() at start-up.
                 """
-                : """
-                resolve it with try await resolveAsync(\(type).self), or r.resolveAsync in an async factory: a \
-                \(Scope(code: code)) async registration is built anew on each resolve, so only an async resolve can \
-                build it.
-                """
+                : code == Scope.Code.graph
+                    ? """
+                    resolve it with try await \(call), or with r.resolveAsync in an async factory before reading it \
+                    there: a .graph async registration is built once per resolution, only by an async resolve, and \
+                    read synchronously only later in that same resolution.
+                    """
+                    : """
+                    resolve it with try await \(call), or r.resolveAsync in an async factory: a \
+                    \(Scope(code: code)) async registration is built anew on each resolve, so only an async resolve \
+                    can build it.
+                    """
         }
         var path = path(then: entry.label)
-        var details = asker.details
-        if reason == .notEager, path.count > 2 {
+        var details = asker.details + reasons
+        if reason == .notEager || reason == .cycle, path.count > 2 {
             // The read fails when the asker is resolved first: that is the path that matters, not the one
             // validation happened to reach it by.
             details.append("reached here through: \(path.dropLast().joined(separator: " -> "))")
@@ -348,6 +378,64 @@ extension ResolutionContext {
             details: details,
             fix: fix
         )
+    }
+
+    /// `entry`'s type and name as a call spells them: `Exporter.self, name: "slow"`.
+    private static func spelled(_ entry: EntryBase) -> String {
+        "\(Describe.type(entry.serviceType)).self" + (entry.name.map { ", name: \"\($0.rawValue)\"" } ?? "")
+    }
+
+    /// Why an `.eager()` async registration with a caching scope may not be built when it is read synchronously, as
+    /// detail lines, and the fix: marking it `.eager()` again would change nothing.
+    private static func whyEagerIsNotBuilt(
+        _ entry: EntryBase,
+        code: Int,
+        call: String
+    ) -> (details: [String], fix: String) {
+        let orAsync = "or read it with try await \(call) (r.resolveAsync in an async factory), which waits for it."
+        switch code {
+        case Scope.Code.weak:
+            return (
+                [
+                    """
+                    it is .eager(), but .weak: warmUp() built it and released it at once, as nothing held it, and a \
+                    .weak instance lives only while someone holds it.
+                    """
+                ],
+                "give it a scope that keeps it (.singleton, .cached, .scoped or a custom one), \(orAsync)"
+            )
+        case Scope.Code.scoped:
+            return (
+                [
+                    """
+                    it is .eager() and .scoped: each container builds its own, in that container's own warmUp(), so \
+                    the warmUp() of the container this resolve went through has not been called or has not finished \
+                    (a parent's warmUp() does not build a child's), or a reset dropped it.
+                    """
+                ],
+                """
+                call try await warmUp() on the container you resolve through (each child's own, after makeChild()) \
+                and wait for it before reading it synchronously, and again after a reset, \(orAsync)
+                """
+            )
+        default:
+            let reset =
+                code == Scope.Code.singleton
+                ? ""
+                : ", or a reset (reset(\(Scope(code: code))) or reset(\(spelled(entry)))) dropped it since"
+            return (
+                [
+                    """
+                    it is .eager(), but warmUp() has not been called yet or has not finished\(reset), or this resolve \
+                    runs under a test override, which starts with fresh caches (call warmUp() inside it).
+                    """
+                ],
+                """
+                call try await warmUp() at start-up and wait for it before anything reads it synchronously, and again \
+                after a reset, \(orAsync)
+                """
+            )
+        }
     }
 
     func argumentMissing(_ entry: EntryBase, expected: Any.Type) -> ResolutionError {

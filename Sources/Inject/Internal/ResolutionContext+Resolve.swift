@@ -241,14 +241,20 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         var reported: ResolutionError?
+        var askerResolvedIt = false
         if let recorder = overlay?.recorder {
             // Under validation, judge what run time would give, for every entry point: a synchronous read of an
             // async registration works only if something builds it first: warmUp() (it is eager), or the async
             // factory that reads it, which resolved it with resolveAsync earlier in the same resolution. A
             // synchronous factory that reads it fails when it is resolved first, whoever else built it before.
             guard recorder.buildsAsync else { throw notBuiltYet(entry, code: code, because: .syncValidation) }
-            let askerResolvedIt = frames.last?.entry.isAsync == true && asyncResolution?.hasResolved(entry) == true
-            if !entry.isEager, !askerResolvedIt {
+            askerResolvedIt = frames.last?.entry.isAsync == true && asyncResolution?.hasResolved(entry) == true
+            if !askerResolvedIt, let reader = frames.last?.entry, recorder.build(of: entry, needs: reader) {
+                // A cycle: no start-up builds it before this read, so .eager() is no fix.
+                let error = notBuiltYet(entry, code: code, because: .cycle)
+                recorder.recordFailure(error)
+                reported = error
+            } else if !entry.isEager, !askerResolvedIt {
                 // Reported, and validation goes on with the instance this validation built, if there is one.
                 let error = notBuiltYet(entry, code: code, because: .notEager)
                 recorder.recordFailure(error)
@@ -257,11 +263,15 @@ extension ResolutionContext {
         }
         let slot: InstanceSlot<T>?
         switch Scope.storage(ofCode: code) {
-        case .none, .graph:
-            if let resolution = asyncResolution, Scope.storage(ofCode: code) == .graph {
-                slot = resolution.graphSlot(for: entry, home: home, code)
+        case .none:
+            slot = nil
+        case .graph:
+            if let overlay, overlay.recorder != nil {
+                // Validation builds a .graph registration once for the whole run, in its overlay: that instance is
+                // what this resolution's own would be, when it resolved it before, as run time reads it then.
+                slot = askerResolvedIt ? overlay.slot(for: entry, home: home, code) : nil
             } else {
-                slot = nil
+                slot = asyncResolution?.graphSlot(for: entry, home: home, code)
             }
         case .registration:
             if let storage = entry.publishedStorage, overlay == nil {

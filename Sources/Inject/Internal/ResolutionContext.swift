@@ -54,6 +54,7 @@ final class ResolutionContext {
     private let eventsStorage: UnsafeMutablePointer<[(event: BuildEvent, home: DIContainer)]>
     private let topStorage: UnsafeMutablePointer<DIContainer?>
     private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
+    private let throughStorage: UnsafeMutablePointer<Unmanaged<DIContainer>?>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -141,6 +142,8 @@ final class ResolutionContext {
         topStorage.initialize(to: nil)
         asyncStorage = .allocate(capacity: 1)
         asyncStorage.initialize(to: nil)
+        throughStorage = .allocate(capacity: 1)
+        throughStorage.initialize(to: nil)
     }
 
     deinit {
@@ -163,6 +166,7 @@ final class ResolutionContext {
         topStorage.deallocate()
         asyncStorage.deinitialize(count: 1)
         asyncStorage.deallocate()
+        throughStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
@@ -222,9 +226,21 @@ final class ResolutionContext {
         case .resolver(let resolverOverlay, _):
             overlay = resolverOverlay
         }
+        throughStorage.pointee = Unmanaged.passUnretained(container)
         if BuildObservation.isActive {
             topStorage.pointee = container
         }
+    }
+
+    /// The container the resolution under way went through at its top level, for errors that explain why a request
+    /// could not reach a registration that container has; `nil` outside any resolution. Unretained: whoever called
+    /// the top-level resolve holds that container until it returns.
+    var topLevelContainer: DIContainer? {
+        if let resolution = asyncResolution {
+            return resolution.top
+        }
+        guard isResolving else { return nil }
+        return throughStorage.pointee?.takeUnretainedValue()
     }
 
     /// Ends a top-level resolve: graph-scope instances are released, the overlay forgotten, and the build events

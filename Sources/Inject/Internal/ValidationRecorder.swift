@@ -203,6 +203,34 @@ final class ValidationRecorder: @unchecked Sendable {
         state.withLock { $0.keptFailures.append(error) }
     }
 
+    /// Whether building `entry` needs `other`, as the edges recorded so far show: its factory asked for `other`, or
+    /// for a registration whose build (factory or `resolveProperties`) needs it, in any container. A lazy wrapper's
+    /// request is made after the build, so it is not followed.
+    func build(of entry: EntryBase, needs other: EntryBase) -> Bool {
+        state.withLock { state in
+            let target = ObjectIdentifier(other)
+            var edges: [ObjectIdentifier: [(to: ObjectIdentifier, kind: EdgeKind)]] = [:]
+            for (source, dependencies) in state.dependencies {
+                guard case .node(let node) = source else { continue }
+                for edge in dependencies where edge.kind != .lazy {
+                    if case .node(let to) = edge.to {
+                        edges[node.entry, default: []].append((to.entry, edge.kind))
+                    }
+                }
+            }
+            // Its own first step must be its factory's: once the factory has returned, the instance exists.
+            var pending = (edges[ObjectIdentifier(entry)] ?? []).filter { $0.kind == .factory }.map(\.to)
+            var seen: Set<ObjectIdentifier> = [ObjectIdentifier(entry)]
+            while let next = pending.popLast() {
+                if next == target { return true }
+                if seen.insert(next).inserted {
+                    pending += (edges[next] ?? []).map(\.to)
+                }
+            }
+            return false
+        }
+    }
+
     /// A lazy wrapper was made: check its dependency once the current build is done.
     func recordLazyCheck(_ check: LazyCheck) {
         state.withLock { state in
