@@ -219,7 +219,7 @@ extension DIContainer {
 
         /// Whether to build `entry`; when not, the problem that says why is added. Counts what is built.
         mutating func shouldBuild(_ entry: EntryBase) -> Bool {
-            if entry.isEager, let problem = DIContainer.eagerProblem(entry) ?? DIContainer.eagerWeakProblem(entry) {
+            if entry.isEager, let problem = DIContainer.eagerProblem(entry) {
                 problems.add(problem, building: entry)
             }
             if let skipped = ProblemCollector.notBuilt(
@@ -265,24 +265,6 @@ extension DIContainer {
                 graph: DependencyGraph(seen)
             )
         }
-    }
-
-    /// `.eager()` on a `.weak` registration, judged as `.eager()` on a scope that does not cache: `warmUp()` would
-    /// build an instance and release it at once, as nothing holds it, so a synchronous read after it finds nothing.
-    fileprivate static func eagerWeakProblem(_ entry: EntryBase) -> ResolutionError? {
-        guard entry.scopeCode == Scope.Code.weak, !entry.takesArgument else { return nil }
-        return ResolutionError(
-            kind: .invalidRegistration,
-            service: entry.label,
-            path: [entry.label],
-            registration: entry.location,
-            headline: """
-                \(entry.label), registered at \(entry.location), is marked .eager(), but its scope, .weak, keeps an \
-                instance only while something else holds it: warmUp() would build one and release it at once, for \
-                nobody.
-                """,
-            fix: "give it a scope that keeps it (.singleton, .cached, .scoped or a custom one), or remove .eager()."
-        )
     }
 
     /// Every current registration of this container and its ancestors, each with its container, in registration

@@ -20,7 +20,7 @@ extension DIContainer {
     /// singleton is eager too, however long the chain of such reads.
     ///
     /// A `.scoped` eager registration is built for this container. An eager registration whose scope does not
-    /// cache (`.transient`, `.graph`) has nothing to keep, and one that takes a runtime argument cannot be built
+    /// cache (`.transient`, `.graph`) or keeps nothing by itself (`.weak`) has nothing to keep, and one that takes a runtime argument cannot be built
     /// without one: each is reported as a failure, and `validate()` reports it as an error.
     ///
     /// - Returns: The report: each build's own time (the time it waited for its dependencies excluded), the wall
@@ -154,6 +154,12 @@ extension DIContainer {
         if scope == .transient || scope == .graph {
             reason = "its scope, \(scope), does not cache: warmUp() would build an instance nobody gets"
             fix = "give it a caching scope (.singleton, .cached, .scoped or a custom one), or remove .eager()."
+        } else if scope == .weak, !entry.takesArgument {
+            reason = """
+                its scope, .weak, keeps an instance only while something else holds it: warmUp() would build one \
+                and release it at once, for nobody
+                """
+            fix = "give it a scope that keeps it (.singleton, .cached, .scoped or a custom one), or remove .eager()."
         } else if entry.takesArgument {
             reason = "it takes a runtime argument, which warmUp() does not have"
             fix = "remove .eager(), and resolve it with its argument when it is needed."

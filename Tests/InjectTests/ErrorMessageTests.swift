@@ -283,14 +283,14 @@ struct NotBuiltYetMessageTests {
         #expect(!error.description.contains("mark its registration .eager()"), "\(error)")
     }
 
-    @Test func anEagerWeakServiceSaysWarmUpReleasedIt() async throws {
+    @Test func anEagerWeakServiceSaysWarmUpDoesNotKeepIt() async throws {
         let container = DIContainer()
         Self.register(.weak, in: container)
-        _ = try await container.warmUp()
+        await #expect(throws: StartupError.self) { try await container.warmUp() }
 
         let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
 
-        #expect(error.description.contains("warmUp() built it and released it at once"), "\(error)")
+        #expect(error.description.contains("warmUp() does not build it"), "\(error)")
         #expect(error.description.contains("fix: give it a scope that keeps it"), "\(error)")
         #expect(!error.description.contains("mark its registration .eager()"), "\(error)")
     }

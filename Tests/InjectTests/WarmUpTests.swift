@@ -139,10 +139,15 @@ struct WarmUpTests {
         #expect(problem.location == registeredAt(line))
     }
 
-    @Test func eagerOnAWeakRegistrationIsAValidationErrorAsOnOneThatDoesNotCache() async throws {
+    @Test func eagerOnAWeakRegistrationIsAWarmUpFailureAndAValidationErrorAsOnOneThatDoesNotCache() async throws {
         let container = DIContainer()
         let line = #line + 1
         container.register(Database.self) { _ in Database() }.scope(.weak).eager()
+
+        let warmUp = await completes("a warm-up with a .weak eager registration") { try await container.warmUp() }
+        let failure = try #require(warmUp)
+        let error = try #require(throws: StartupError.self) { try failure.get() }
+        #expect(error.report.failures.map(\.kind) == [.invalidRegistration], "\(error)")
 
         for report in [container.validationReport(), await container.validationReportAsync()] {
             let problem = try onlyProblem(ofKind: .invalidRegistration, in: report)

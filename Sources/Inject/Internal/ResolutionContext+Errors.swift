@@ -398,8 +398,8 @@ extension ResolutionContext {
             return (
                 [
                     """
-                    it is .eager(), but .weak: warmUp() built it and released it at once, as nothing held it, and a \
-                    .weak instance lives only while someone holds it.
+                    it is .eager(), but .weak: warmUp() does not build it (it reports .eager() on .weak as a failure), \
+                    since a .weak instance lives only while someone holds it and would be released at once.
                     """
                 ],
                 "give it a scope that keeps it (.singleton, .cached, .scoped or a custom one), \(orAsync)"
