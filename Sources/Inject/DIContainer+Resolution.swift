@@ -147,7 +147,7 @@ extension DIContainer {
                 resolves \(factory).
                 """
         }
-        fatalError(message, file: file, line: line)
+        fatalError(WrapperResolution.withStopNote(message), file: file, line: line)
     }
 
     /// The registration whose factory is running on this thread, if any: for the trap of a container's `resolve`

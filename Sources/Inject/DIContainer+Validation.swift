@@ -197,6 +197,7 @@ extension DIContainer {
             containers = Array(container.lineage)
             problems = ProblemCollector()
             problems.buildsAsync = buildsAsync
+            problems.recorder = recorder
         }
 
         /// `registrations` as a resolve through `container` sees them under the test overrides active now: a

@@ -234,4 +234,36 @@ struct TrapTests {
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("Point"))
     }
+
+    @Test func aPropertyReadThatEndsValidationListsWhatItFoundBefore() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning()
+            let container = DIContainer.shared
+            registerCheckoutMissingLedger(in: container)  // found first: Ledger is not registered
+            container.register(Point.self) {
+                let holder = LazyNumber()  // Int is not registered either: its first read cannot go on
+                return Point(x: holder.number, y: 0)
+            }
+            _ = container.validationReport()
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("nothing is registered for Int"), "\(stderr)")
+        #expect(stderr.contains("validate() stops here"), "\(stderr)")
+        #expect(stderr.contains("found before it stopped (1):"), "\(stderr)")
+        #expect(stderr.contains("error: nothing is registered for Ledger"), "\(stderr)")
+        #expect(!stderr.contains("a hang, not a trap"))
+    }
+
+    @Test func aContainersResolveInsideAFactoryUnderValidationSaysNothingElseWasFound() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(Checkout.self) { Checkout(ledger: container.resolve()) }  // should be r.resolve()
+            _ = container.validationReport()
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("this call runs inside Checkout's factory"), "\(stderr)")
+        #expect(stderr.contains("found before it stopped: nothing else."), "\(stderr)")
+    }
 }

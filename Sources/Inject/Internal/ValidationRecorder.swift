@@ -123,6 +123,8 @@ final class ValidationRecorder: @unchecked Sendable {
         /// Lazy wrappers' dependencies not checked yet.
         var lazyChecks: [LazyCheck] = []
         var lazyCheckKeys: Set<String> = []
+        /// The first line of each problem found so far, for a trap that ends validation before its report.
+        var problemsFound: [String] = []
 
         /// The entries seen, by identity, as the nodes name them.
         var entriesByID: [ObjectIdentifier: EntryBase] {
@@ -201,6 +203,37 @@ final class ValidationRecorder: @unchecked Sendable {
     /// service, or a synchronous read of an async registration that nothing builds first.
     func recordFailure(_ error: ResolutionError) {
         state.withLock { $0.keptFailures.append(error) }
+    }
+
+    /// Notes a problem the validation found, for ``stopNote(trapping:)``.
+    func noteProblem(_ problem: ValidationProblem) {
+        let firstLine = problem.description.prefix { $0 != "\n" }
+        state.withLock { $0.problemsFound.append(String(firstLine)) }
+    }
+
+    /// What to add to a trap that ends this validation before it could report (a property read although it could
+    /// not be resolved, a `DIContainer` resolve that failed inside a factory): that the rest was not checked, and
+    /// what was found before, so that the report is not lost with the process.
+    ///
+    /// - Parameter error: The error the trap is for, left out of the list.
+    func stopNote(trapping error: String) -> String {
+        let (found, kept) = state.withLock { ($0.problemsFound, $0.keptFailures) }
+        let keptLines = kept.filter { !error.hasPrefix($0.description) }.map { kept in
+            kept.registration.map { "\($0): \(kept.headline)" } ?? kept.headline
+        }
+        let before = found + keptLines
+        var lines = [
+            "  validate() stops here: the code that needs this value cannot go on without it, so the registrations "
+                + "after this one are not checked."
+        ]
+        if before.isEmpty {
+            lines.append("  found before it stopped: nothing else.")
+        } else {
+            lines.append("  found before it stopped (\(before.count)):")
+            lines += before.map { "    \($0)" }
+        }
+        lines.append("  then: fix this, and run validate() again for the rest.")
+        return lines.joined(separator: "\n")
     }
 
     /// Whether building `entry` needs `other`, as the edges recorded so far show: its factory asked for `other`, or

@@ -75,7 +75,14 @@ enum WrapperResolution {
 
     /// Traps with `error`, naming the property: for a lazy wrapper's first read, which cannot keep a failure.
     static func trap(_ error: any Error, site: PropertySite) -> Never {
-        fatalError(named(error, site: site).description, file: site.file, line: site.line)
+        let message = named(error, site: site).description
+        fatalError(withStopNote(message), file: site.file, line: site.line)
+    }
+
+    /// `message`, and under `validate()` what it found before this trap ends it.
+    static func withStopNote(_ message: String) -> String {
+        guard let recorder = activeRecorder else { return message }
+        return message + "\n" + recorder.stopNote(trapping: message)
     }
 
     /// `error` as a ``ResolutionError`` that names the property as the one asking.
@@ -130,10 +137,12 @@ final class WrapperFailure: Sendable {
     @usableFromInline
     func trap() -> Never {
         fatalError(
-            """
-            \(error.description)
-              note: \(site) was read, but it could not be resolved while validate() built its owner.
-            """,
+            WrapperResolution.withStopNote(
+                """
+                \(error.description)
+                  note: \(site) was read, but it could not be resolved while validate() built its owner.
+                """
+            ),
             file: site.file,
             line: site.line
         )

@@ -6,6 +6,9 @@ struct ProblemCollector {
     /// Whether async factories were built (`validateAsync()`): then a synchronous request for an async registration
     /// that is still not built is an error, not a warning that says to use `validateAsync()`.
     var buildsAsync = false
+    /// The recorder of the validation, told of each new problem, so that a trap that ends the validation early can
+    /// still list them.
+    var recorder: ValidationRecorder?
     private var problems: [ValidationProblem] = []
     private var pathLengths: [Int] = []
     private var indexByKey: [String: Int] = [:]
@@ -30,6 +33,7 @@ struct ProblemCollector {
         indexByKey[key] = problems.count
         problems.append(problem)
         pathLengths.append(pathLength)
+        recorder?.noteProblem(problem)
     }
 
     /// The error building `entry` ended in.
