@@ -63,8 +63,9 @@ extension DIContainer {
     ///   - name: The registration's name, or `nil` for the unnamed one.
     ///   - file: The call site a trap names; leave the default.
     ///   - line: The call site's line; leave the default.
-    /// - Returns: The instance, or `nil` only when nothing is registered under the type and name. A registration
-    ///   that exists but cannot be built traps with the error's text, like ``resolve(_:name:file:line:)``.
+    /// - Returns: The instance, or `nil` only when nothing is registered under the type and name, or when what is
+    ///   registered is a factory that returns `T?` (`register { () -> T? in ... }`) and it returned `nil`. A
+    ///   registration that exists but cannot be built traps with the error's text, like ``resolve(_:name:file:line:)``.
     @inlinable
     public func optional<T>(
         _ type: T.Type = T.self,
@@ -87,7 +88,8 @@ extension DIContainer {
     ///   - argument: The argument for the factory. Pass a tuple for several.
     ///   - file: The call site a trap names; leave the default.
     ///   - line: The call site's line; leave the default.
-    /// - Returns: The instance, or `nil` only when nothing is registered under the type and name.
+    /// - Returns: The instance, or `nil` only when nothing is registered under the type and name, or when what is
+    ///   registered is a factory that returns `T?` (`register { () -> T? in ... }`) and it returned `nil`.
     public func optional<T, Argument>(
         _ type: T.Type = T.self,
         name: Name? = nil,

@@ -57,7 +57,8 @@ public struct DIResolver: Sendable {
     /// - Parameters:
     ///   - type: The service type; inferred from context when omitted.
     ///   - name: The registration's name, or `nil` for the unnamed one.
-    /// - Returns: The instance, or `nil` when nothing is registered under the type and name.
+    /// - Returns: The instance, or `nil` when nothing is registered under the type and name, or when what is
+    ///   registered is a factory that returns `T?` (`register { () -> T? in ... }`) and it returned `nil`.
     /// - Throws: ``ResolutionError`` when a registration exists but cannot be built.
     public func optional<T>(_ type: T.Type = T.self, name: DIContainer.Name? = nil) throws -> T? {
         try container.resolveIfRegistered(T.self, key: Key(T.self, name), name: name, caller)
@@ -69,7 +70,8 @@ public struct DIResolver: Sendable {
     ///   - type: The service type; inferred from context when omitted.
     ///   - name: The registration's name, or `nil` for the unnamed one.
     ///   - argument: The argument for the factory. Pass a tuple for several.
-    /// - Returns: The instance, or `nil` when nothing is registered under the type and name.
+    /// - Returns: The instance, or `nil` when nothing is registered under the type and name, or when what is
+    ///   registered is a factory that returns `T?` (`register { () -> T? in ... }`) and it returned `nil`.
     /// - Throws: ``ResolutionError`` when a registration exists but cannot be built.
     public func optional<T, Argument>(
         _ type: T.Type = T.self,

@@ -1,12 +1,13 @@
-/// A property resolved when the enclosing object is initialised, or `nil` when nothing is registered.
+/// A property resolved when the enclosing object is initialised, or `nil` when nothing is registered (or when what is
+/// registered is a factory of `Service?` that returned `nil`).
 ///
 /// ```swift
 /// @OptionalInjected var tracker: Tracker?
 /// ```
 ///
-/// Only a missing registration gives `nil`: a registration that exists but cannot be built traps with the whole
-/// ``ResolutionError`` text, naming the property, like ``Injected`` (and, like it, is reported instead under
-/// ``DIContainer/validate()``). Without `container:` it resolves where ``Injected`` would.
+/// Only a missing registration (or a factory of `Service?` returning `nil`) gives `nil`: a registration that exists
+/// but cannot be built traps with the whole ``ResolutionError`` text, naming the property, like ``Injected`` (and,
+/// like it, is reported instead under ``DIContainer/validate()``). Without `container:` it resolves where ``Injected`` would.
 @propertyWrapper
 public struct OptionalInjected<Service> {
     @usableFromInline

@@ -84,6 +84,21 @@ extension ResolutionContext {
                 """
             )
         }
+        if let optional = optionalRegistration(of: type, name, through: container) {
+            // `register { () -> W? in ... }` registers `W?`, which a request for `W` does not find.
+            details.append(
+                """
+                \(optional.label) is registered at \(optional.location), a factory that returns an optional: \
+                optional(\(Describe.type(type)).self), @OptionalInjected and r.optional() resolve it (to nil when the \
+                factory returns nil); a request for \(Describe.type(type)) itself does not.
+                """
+            )
+            fix = """
+                ask with optional(\(Describe.type(type)).self), @OptionalInjected or r.optional() where nil is an \
+                answer; or, for a service that must exist, make the factory return \(Describe.type(type)) and register \
+                it only when the value exists.
+                """
+        }
         if let wrapped = (type as? any OptionalService.Type)?.wrappedType {
             // `let x: W? = r.resolve()` asks for `W?`, which falls back to `W`; neither is registered.
             let wrappedRequest = Describe.request(wrapped, name)
@@ -101,6 +116,15 @@ extension ResolutionContext {
             details: details,
             fix: fix
         )
+    }
+
+    /// The registration of `Optional<type>` a resolve through `container` would find, if any.
+    private func optionalRegistration(
+        of type: Any.Type,
+        _ name: DIContainer.Name?,
+        through container: DIContainer
+    ) -> EntryBase? {
+        find(Key(optionalType(of: type), name), through: container)?.0
     }
 
     /// Under `validate()`, when the service is registered in the validated container (or its ancestors) but the
@@ -563,4 +587,10 @@ extension ResolutionContext {
             )
         }
     }
+}
+
+/// `Optional<T>`'s metatype for `type`, `T`.
+private func optionalType(of type: Any.Type) -> Any.Type {
+    func wrap<T>(_: T.Type) -> Any.Type { T?.self }
+    return wrap(type)
 }

@@ -63,9 +63,26 @@ extension ResolutionContext {
         argument: ArgumentBox?
     ) throws -> T? {
         guard let (entry, owner) = find(key, through: container) else {
-            return try resolveWrappedOptional(T.self, name: name, through: container, argument: argument)
+            if let value = try resolveWrappedOptional(T.self, name: name, through: container, argument: argument) {
+                return value
+            }
+            return try resolveOptionalRegistration(T.self, name: name, through: container, argument: argument)
         }
         return try instance(of: unsafeDowncast(entry, to: Entry<T>.self), owner: owner, through: container, argument)
+    }
+
+    /// Nothing is registered under `T`, but a factory that returns `T?` may be: `register { () -> T? in ... }`, the
+    /// Resolver way of a service that may not exist. Then an optional request resolves it, and its `nil` is the
+    /// answer.
+    @inline(never)
+    private func resolveOptionalRegistration<T>(
+        _ type: T.Type,
+        name: DIContainer.Name?,
+        through container: DIContainer,
+        argument: ArgumentBox?
+    ) throws -> T? {
+        guard let (entry, owner) = find(Key(T?.self, name), through: container) else { return nil }
+        return try instance(of: unsafeDowncast(entry, to: Entry<T?>.self), owner: owner, through: container, argument)
     }
 
     /// Builds `entry` as a resolve through `container` would, for `validate()`.
