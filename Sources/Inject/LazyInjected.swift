@@ -19,6 +19,12 @@
 /// > Important: The first read resolves the service exactly once, even when many threads read it at once; the
 /// > others wait for that resolve and get the same instance. A failure traps with the whole ``ResolutionError``
 /// > text. Copies of the wrapper share one instance.
+///
+/// Under a test override (InjectTesting's `withOverrides`, the `.overrides` trait, `pushOverrides`) the property
+/// resolves apart: a read under the override gets the override's service, resolved once for that override, and
+/// what it resolved there is never handed out outside it. So an object that outlives a test (a global, a singleton)
+/// and is first read in it gets the container's service again after it, and one read before a test gets the
+/// override's service inside it.
 @propertyWrapper
 public struct LazyInjected<Service> {
     private let storage: LazyInjection<Service>
@@ -51,14 +57,15 @@ public struct LazyInjected<Service> {
         self
     }
 
-    /// Whether the service has been resolved (and not reset since).
+    /// Whether the service has been resolved (and not reset since), for a read here: under the test override
+    /// active now, if any (see ``LazyInjected``).
     public var isResolved: Bool {
-        storage.slot.current != nil
+        storage.slots.current.current != nil
     }
 
-    /// Forgets the instance; the next read resolves again.
+    /// Forgets the instance (and those resolved under test overrides); the next read resolves again.
     public func reset() {
-        storage.slot.reset()
+        storage.slots.reset()
     }
 }
 
@@ -66,23 +73,24 @@ extension LazyInjected: Sendable where Service: Sendable {}
 
 /// The shared state of a ``LazyInjected`` property.
 final class LazyInjection<Service>: @unchecked Sendable {
-    // @unchecked: the instance lives in the slot, behind its lock; the rest is `let`.
+    // @unchecked: the instances live in slots behind their locks; the rest is `let`.
     let container: DIContainer
     let name: DIContainer.Name?
     let site: PropertySite
-    let slot: InstanceSlot<Service>
+    /// The instance, apart under each test override.
+    let slots: OverrideSlots<Service>
 
     init(container: DIContainer, name: DIContainer.Name?, site: PropertySite) {
         self.container = container
         self.name = name
         self.site = site
-        self.slot = InstanceSlot(service: Service.self, name: name)
+        self.slots = OverrideSlots(service: Service.self, name: name)
         WrapperResolution.recordLazyDependency(Service.self, name: name, container: container, site: site)
     }
 
     var value: Service {
         do {
-            return try slot.lazyInstance(for: site.description, at: site) {
+            return try slots.current.lazyInstance(for: site.description, at: site) {
                 try container.resolveThrowing(Service.self, name: name)
             }
         } catch {

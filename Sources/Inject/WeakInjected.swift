@@ -12,7 +12,8 @@
 /// `container:` it remembers, when initialised, the container ``Injected`` would resolve through, and
 /// ``DIContainer/validate()`` resolves its dependency too, as ``LazyInjected``'s.
 ///
-/// > Important: The first read resolves exactly once, even when many threads read at once.
+/// > Important: The first read resolves exactly once, even when many threads read at once. Under a test override
+/// > it resolves apart, as ``LazyInjected`` does: what it got there is never read outside the override.
 @propertyWrapper
 public struct WeakInjected<Service> {
     private let storage: WeakInjection<Service>
@@ -46,11 +47,12 @@ extension WeakInjected: Sendable where Service: Sendable {}
 
 /// The shared state of a ``WeakInjected`` property.
 final class WeakInjection<Service>: @unchecked Sendable {
-    // @unchecked: the reference lives in the slot, behind its lock; the rest is `let`.
+    // @unchecked: the reference lives in a slot, behind its lock; the rest is `let`.
     private let container: DIContainer
     private let name: DIContainer.Name?
     private let site: PropertySite
-    private let slot: InstanceSlot<WeakReference>
+    /// The reference, apart under each test override.
+    private let slots: OverrideSlots<WeakReference>
 
     struct WeakReference {
         weak var object: AnyObject?
@@ -60,14 +62,14 @@ final class WeakInjection<Service>: @unchecked Sendable {
         self.container = container
         self.name = name
         self.site = site
-        self.slot = InstanceSlot(service: Service.self, name: name)
+        self.slots = OverrideSlots(service: Service.self, name: name)
         WrapperResolution.recordLazyDependency(Service.self, name: name, container: container, site: site)
     }
 
     var value: Service? {
         let reference: WeakReference
         do {
-            reference = try slot.lazyInstance(for: site.description, at: site) {
+            reference = try slots.current.lazyInstance(for: site.description, at: site) {
                 WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
             }
         } catch {
@@ -77,7 +79,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
     }
 
     func replace(with newValue: Service?) {
-        slot.replace(with: WeakReference(object: newValue.map { object($0) }))
+        slots.current.replace(with: WeakReference(object: newValue.map { object($0) }))
     }
 
     private func object(_ instance: Service) -> AnyObject {

@@ -202,3 +202,9 @@ extension Overlay {
         }
     }
 }
+
+/// A weak reference to an overlay, for what must not outlive an override: a lazy wrapper's instance resolved under
+/// it is found by it while the override lasts, and dropped after.
+struct WeakOverlay {
+    weak var object: Overlay?
+}
