@@ -157,6 +157,39 @@ struct TrapTests {
         #expect(stderr.contains("Gadget"))
     }
 
+    @Test func registeringOnASealedContainerSaysThatATestOverridesInstead() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            DIContainer.shared.register(Widget.self) { Widget() }
+            DIContainer.shared.seal()  // as the app's composition root does, before a hosted test runs
+            DIContainer.shared.register(Widget.self) { Widget() }  // a test's setUp, registering a stand-in
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("on a sealed container"), "\(stderr)")
+        #expect(
+            stderr.contains("In a test, replace the service with an override instead of registering it"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("withOverrides { $0.register(...) } operation: { ... }"), "\(stderr)")
+        #expect(stderr.contains("pushOverrides { $0.register(...) } in an XCTestCase"), "\(stderr)")
+    }
+
+    @Test func anOptionOnASealedContainerSaysThatATestOverridesInstead() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            let registration = container.register(Widget.self) { Widget() }
+            container.seal()
+            registration.scope(.singleton)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Registration.scope(.singleton) on Widget"), "\(stderr)")
+        #expect(
+            stderr.contains("In a test, replace the service with an override instead of registering it"),
+            "\(stderr)"
+        )
+    }
+
     @Test func changingTheScopeOfAScopedServiceAChildAlreadyResolvedTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let container = DIContainer()
