@@ -52,7 +52,8 @@ extension ResolutionContext {
         details += relatedRegistrations(of: type, through: container)
         let request = Describe.request(type, name)
         let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
-        var fix = "register \(request) in this container or one of its parents\(alternatives)."
+        let plainFix = "register \(request) in this container or one of its parents\(alternatives)."
+        var fix = plainFix
         if let reason = outOfReach(Key(type, name), request, through: container) {
             details.append(reason.detail)
             fix = reason.fix
@@ -99,7 +100,11 @@ extension ResolutionContext {
             registration: asker.location,
             headline: "nothing is registered for \(request).",
             details: details,
-            fix: fix
+            fix: fix,
+            // Not when validate() checks DIContainer.shared itself: then that is the app's container.
+            fixThroughShared: container === DIContainer.shared && frames.isEmpty && fix == plainFix
+                && overlay?.recorder?.validated !== DIContainer.shared
+                ? "register \(request) in DIContainer.shared\(alternatives)" : nil
         )
     }
 
