@@ -276,7 +276,10 @@ extension DIContainer {
             Inject: \(action) at \(entry.location) on a sealed container.
               The container was sealed with seal(), so it takes no more registrations or options.
               fix: register everything before calling seal(), or register into a child container \
-            (container.makeChild()).
+            (container.makeChild()). In a test, replace the service with an override instead of registering \
+            it: withOverrides { $0.register(...) } operation: { ... }, or pushOverrides { $0.register(...) } in an \
+            XCTestCase (both from InjectTesting). Overrides work on a sealed container, reach the property \
+            wrappers, and end with the test.
             """,
             file: entry.file,
             line: entry.line

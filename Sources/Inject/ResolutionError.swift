@@ -60,6 +60,10 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
     let details: [String]
     /// What to do, without the "fix: " prefix.
     let fix: String
+    /// For nothing registered, asked for outside any factory through ``DIContainer/shared``, when nothing else
+    /// explains it: the fix that names that container (`register X in DIContainer.shared`), for
+    /// ``asked(by:atDepth:)`` to use when a property wrapper made the request; `nil` otherwise.
+    let fixThroughShared: String?
 
     /// The lines after the headline (path, details, fix), without indentation, for validation reports.
     var detailLines: [String] {
@@ -74,7 +78,8 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         underlying: (any Error)? = nil,
         headline: String,
         details: [String] = [],
-        fix: String
+        fix: String,
+        fixThroughShared: String? = nil
     ) {
         self.kind = kind
         self.service = service
@@ -84,6 +89,7 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         self.headline = headline
         self.details = details
         self.fix = fix
+        self.fixThroughShared = fixThroughShared
         self.description =
             (["Inject: \(headline)", "  path: \(path.joined(separator: " -> "))"] + details.map { "  \($0)" } + [
                 "  fix: \(fix)"
@@ -93,10 +99,14 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
     /// The same error, asked for by a property wrapper: when the wrapper's own request failed (`depth` is the
     /// length of the path before it), the property replaces whoever was named as asking and its declaration becomes
     /// ``registration``; when something the wrapper's service needed failed, a line says which property led there.
+    ///
+    /// When nothing is registered and the wrapper's own request went through ``DIContainer/shared`` from outside any
+    /// factory (see ``fixThroughShared``), a line says so, and the fix names that container and `container:`.
     func asked(by site: PropertySite, atDepth depth: Int) -> ResolutionError {
         let property = site.description
         var details = self.details
         var registration = self.registration
+        var fix = self.fix
         if path.count == depth + 1 {
             let caller = details.firstIndex { $0.hasPrefix("asked by: ") }
             let inside = caller.map { details[$0].dropFirst("asked by: ".count) }
@@ -111,6 +121,20 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
                 details.insert(line, at: 0)
             }
             registration = site.location
+            if let fixThroughShared {
+                details.insert(
+                    """
+                    resolved through: DIContainer.shared, where a property wrapper without container: resolves when \
+                    it is initialised outside any factory.
+                    """,
+                    at: (caller ?? 0) + 1
+                )
+                fix = """
+                    \(fixThroughShared); or, if the app's container is another one, pass it to the wrapper, \
+                    \(site.wrapper)(container: appContainer), or make this object in a factory of that container, \
+                    whose wrappers resolve through it.
+                    """
+            }
         } else {
             details.append("reached from: \(property)")
         }

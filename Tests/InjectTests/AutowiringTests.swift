@@ -58,6 +58,17 @@ private final class RetryingLoader: Sendable {
     }
 }
 
+/// Takes an optional service: autowiring it asks the container for an `Optional<Clock>`.
+private final class MaybeTimed: Sendable {
+    let network: Network
+    let clock: Clock?
+
+    init(network: Network, clock: Clock?) {
+        self.network = network
+        self.clock = clock
+    }
+}
+
 /// Needs a `Storage`, which the tests that check errors leave unregistered.
 private final class NeedsStorage: Sendable {
     let storage: Storage
@@ -152,6 +163,29 @@ struct AutowiringTests {
             "\(error)"
         )
         #expect(error.description.contains("write the factory by hand"), "\(error)")
+    }
+
+    @Test func anOptionalParameterWithNothingRegisteredSaysToWriteTheFactoryWithOptional() throws {
+        let container = DIContainer()
+        container.register(Network.self) { Network() }
+        container.register(autowired: MaybeTimed.init)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(MaybeTimed.self) }
+
+        #expect(error.path == ["MaybeTimed", "Optional<Clock>"])
+        #expect(
+            error.description.contains(
+                """
+                  fix: register Clock (a request for Optional<Clock> falls back to it); or, where nil is an answer, \
+                write MaybeTimed's factory by hand instead of register(autowired:), resolving that parameter with try \
+                r.optional(), which gives nil when nothing is registered, and the others with try r.resolve(): \
+                register { r in try MaybeTimed(service: r.resolve(), clock: r.optional()) }, with the initializer's \
+                own labels.
+                """
+            ),
+            "\(error)"
+        )
+        #expect(!error.description.contains("or call optional("), "an autowired registration cannot: \(error)")
     }
 
     @Test func aDependencyMissingDeeperDownIsNotBlamedOnAutowiring() throws {

@@ -38,6 +38,21 @@ private final class NeedsCheckout {
 /// Where `NeedsCheckout.checkout` is declared, as messages name it.
 private let needsCheckoutDeclaration = "\(#fileID):\(#line - 4)"
 
+/// Resolves `Ledger` through `app`, a container of its own, when it is initialised.
+private final class NeedsLedgerFromApp {
+    @Injected(container: app) var ledger: Ledger
+}
+
+/// The container `NeedsLedgerFromApp` resolves through: the app's container of a Swinject port, not
+/// `DIContainer.shared`.
+private let app = DIContainer()
+
+/// Reads `Ledger` lazily, through `DIContainer.shared` when made outside any factory.
+private final class LazyLedger: @unchecked Sendable {
+    // @unchecked: the wrapper is never reassigned, and `LazyInjected` synchronises its own first read.
+    @LazyInjected var ledger: Ledger
+}
+
 /// Built in a factory, resolves `InjectedCycleY` from `DIContainer.shared` with `@Injected` as it is initialised.
 private final class InjectedCycleX {
     @Injected var y: InjectedCycleY
@@ -131,6 +146,51 @@ struct TrapTests {
         #expect(stderr.contains("reached from: @Injected Checkout at \(needsCheckoutDeclaration)"), "\(stderr)")
     }
 
+    @Test func injectedMadeOutsideAnyFactorySaysItResolvedThroughSharedAndHowToPassItsContainer() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            app.register(Ledger.self) { Ledger() }  // the app's container, which the property does not name
+            _ = NeedsCheckout()  // nothing is registered in DIContainer.shared
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("nothing is registered for Checkout."), "\(stderr)")
+        #expect(stderr.contains("asked by: @Injected Checkout at \(needsCheckoutDeclaration)"), "\(stderr)")
+        #expect(
+            stderr.contains(
+                """
+                  resolved through: DIContainer.shared, where a property wrapper without container: resolves when \
+                it is initialised outside any factory.
+                  fix: register Checkout in DIContainer.shared; or, if the app's container is another one, pass it \
+                to the wrapper, @Injected(container: appContainer), or make this object in a factory of that \
+                container, whose wrappers resolve through it.
+                """
+            ),
+            "\(stderr)"
+        )
+    }
+
+    @Test func lazyInjectedReadOutsideAnyFactorySaysItResolvedThroughShared() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = LazyLedger().ledger
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("resolved through: DIContainer.shared"), "\(stderr)")
+        #expect(stderr.contains("pass it to the wrapper, @LazyInjected(container: appContainer)"), "\(stderr)")
+    }
+
+    @Test func injectedGivenItsContainerDoesNotSayItResolvedThroughShared() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            DIContainer.shared.register(Ledger.self) { Ledger() }
+            _ = NeedsLedgerFromApp()  // nothing is registered in app
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("nothing is registered for Ledger."), "\(stderr)")
+        #expect(!stderr.contains("DIContainer.shared"), "\(stderr)")
+        #expect(stderr.contains("fix: register Ledger in this container or one of its parents."), "\(stderr)")
+    }
+
     @Test func optionalTrapsWhenARegisteredServiceCannotBeBuilt() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let container = DIContainer()
@@ -155,6 +215,39 @@ struct TrapTests {
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("sealed"))
         #expect(stderr.contains("Gadget"))
+    }
+
+    @Test func registeringOnASealedContainerSaysThatATestOverridesInstead() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            DIContainer.shared.register(Widget.self) { Widget() }
+            DIContainer.shared.seal()  // as the app's composition root does, before a hosted test runs
+            DIContainer.shared.register(Widget.self) { Widget() }  // a test's setUp, registering a stand-in
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("on a sealed container"), "\(stderr)")
+        #expect(
+            stderr.contains("In a test, replace the service with an override instead of registering it"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("withOverrides { $0.register(...) } operation: { ... }"), "\(stderr)")
+        #expect(stderr.contains("pushOverrides { $0.register(...) } in an XCTestCase"), "\(stderr)")
+    }
+
+    @Test func anOptionOnASealedContainerSaysThatATestOverridesInstead() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            let registration = container.register(Widget.self) { Widget() }
+            container.seal()
+            registration.scope(.singleton)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Registration.scope(.singleton) on Widget"), "\(stderr)")
+        #expect(
+            stderr.contains("In a test, replace the service with an override instead of registering it"),
+            "\(stderr)"
+        )
     }
 
     @Test func changingTheScopeOfAScopedServiceAChildAlreadyResolvedTraps() async throws {

@@ -52,7 +52,8 @@ extension ResolutionContext {
         details += relatedRegistrations(of: type, through: container)
         let request = Describe.request(type, name)
         let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
-        var fix = "register \(request) in this container or one of its parents\(alternatives)."
+        let plainFix = "register \(request) in this container or one of its parents\(alternatives)."
+        var fix = plainFix
         if let reason = outOfReach(Key(type, name), request, through: container) {
             details.append(reason.detail)
             fix = reason.fix
@@ -107,6 +108,24 @@ extension ResolutionContext {
                 optional(\(Describe.type(wrapped)).self) where nil is an answer.
                 """
         }
+        if let wrapped = (type as? any OptionalService.Type)?.wrappedType, let frame = frames.last,
+            frame.inProgress == nil, case .autowired = frame.entry.factoryKind
+        {
+            // An autowired initializer's parameter is resolved with resolve(): there is no optional() to call.
+            let owner = Describe.type(frame.entry.serviceType)
+            // The parameter's likely label, for the example: `CrashTracker` -> `crashTracker`, `APIClient` -> `apiClient`.
+            let typeName = Describe.type(wrapped)
+            let capitals = typeName.prefix { $0.isUppercase }.count
+            let cut = capitals > 1 && capitals < typeName.count ? capitals - 1 : capitals
+            let parameter = typeName.prefix(cut).lowercased() + typeName.dropFirst(cut)
+            fix = """
+                register \(Describe.request(wrapped, name)) (a request for \(Describe.type(type)) falls back to it); \
+                or, where nil is an answer, write \(owner)'s factory by hand instead of register(autowired:), \
+                resolving that parameter with try r.optional(), which gives nil when nothing is registered, and the \
+                others with try r.resolve(): register { r in try \(owner)(service: r.resolve(), \(parameter): \
+                r.optional()) }, with the initializer's own labels.
+                """
+        }
         return ResolutionError(
             kind: .notRegistered,
             service: label,
@@ -114,7 +133,11 @@ extension ResolutionContext {
             registration: asker.location,
             headline: "nothing is registered for \(request).",
             details: details,
-            fix: fix
+            fix: fix,
+            // Not when validate() checks DIContainer.shared itself: then that is the app's container.
+            fixThroughShared: container === DIContainer.shared && frames.isEmpty && fix == plainFix
+                && overlay?.recorder?.validated !== DIContainer.shared
+                ? "register \(request) in DIContainer.shared\(alternatives)" : nil
         )
     }
 
