@@ -4,10 +4,8 @@ extension DIContainer {
     /// - ``Scope/cached`` and ``Scope/custom(_:)``: the instances of registrations made in this container.
     /// - ``Scope/scoped``: the instances this container resolved for itself.
     /// - ``Scope/weak``: forgets the shared instances; holders keep theirs, the next resolve builds anew.
-    /// - ``Scope/graph``, ``Scope/transient``: nothing, since nothing is cached.
-    /// - ``Scope/singleton`` (``Scope/application``): traps. A singleton is built once and lives as long as its
-    ///   container, so the call could only do nothing, silently, where the code meant to renew something; register a
-    ///   service as `.cached` or in a custom scope to make it resettable, or make a fresh container.
+    /// - ``Scope/singleton``, ``Scope/graph``, ``Scope/transient``: nothing. A singleton is built once and lives as
+    ///   long as its container; register a service as `.cached` or in a custom scope to make it resettable.
     ///
     /// Under an active test override the override's instances are dropped and the container's are left as they
     /// were, so that the container is unchanged when the override ends.
@@ -18,17 +16,9 @@ extension DIContainer {
     /// }
     /// ```
     ///
-    /// - Parameters:
-    ///   - scope: The scope whose instances to drop.
-    ///   - file: The call site a trap names; leave the default.
-    ///   - line: The call site's line; leave the default.
-    public func reset(_ scope: Scope, file: StaticString = #fileID, line: UInt = #line) {
-        guard scope.isResettable else {
-            if scope == .singleton {
-                singletonScopeResetTrap(file: file, line: line)
-            }
-            return
-        }
+    /// - Parameter scope: The scope whose instances to drop.
+    public func reset(_ scope: Scope) {
+        guard scope.isResettable else { return }
         if let overlay = Overlay.active() {
             overlay.reset(scope, in: self)
             return
@@ -44,25 +34,6 @@ extension DIContainer {
                 entry.dropCachedInstance()
             }
         }
-    }
-}
-
-extension DIContainer {
-    /// Traps for ``reset(_:file:line:)`` with ``Scope/singleton``: a call that could only do nothing, where the code
-    /// meant to renew something (a port of Resolver's `ResolverScope.application.reset()` or Swinject's
-    /// `resetObjectScope(.container)`).
-    private func singletonScopeResetTrap(file: StaticString, line: UInt) -> Never {
-        fatalError(
-            """
-            Inject: reset(.singleton) at \(file):\(line): a .singleton (alias .application) lives as long as its \
-            container: there is nothing to reset, so this call would renew nothing.
-              fix: register the services you renew .cached (reset(.cached) renews them) or in a custom scope \
-            (extension Scope { static let session = Scope.custom("session") }, then reset(.session)); or make a \
-            fresh container for what must be renewed (a child container, released to end it).
-            """,
-            file: file,
-            line: line
-        )
     }
 }
 

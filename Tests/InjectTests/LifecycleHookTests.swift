@@ -120,29 +120,6 @@ struct ResetRegistrationTests {
         #expect(stderr.contains("fix: register it .cached"), "\(stderr)")
     }
 
-    @Test func resetOfTheSingletonScopeTrapsSayingWhy() async throws {
-        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = DIContainer()
-            container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
-            container.reset(.singleton)
-        }
-
-        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("reset(.singleton) at \(#fileID):"), "\(stderr)")
-        #expect(stderr.contains("a .singleton (alias .application) lives as long as its container"), "\(stderr)")
-        #expect(stderr.contains("fix: register the services you renew .cached"), "\(stderr)")
-        #expect(stderr.contains("or make a fresh container for what must be renewed"), "\(stderr)")
-    }
-
-    @Test func resetOfTheApplicationScopeTrapsAsTheSingletonScopeDoes() async throws {
-        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            DIContainer().reset(.application)  // Resolver's ResolverScope.application.reset(), ported
-        }
-
-        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("a .singleton (alias .application) lives as long as its container"), "\(stderr)")
-    }
-
     @Test func resetOfSomethingNotRegisteredTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             DIContainer().reset(FeedCache.self)

@@ -95,15 +95,16 @@ struct ScopeTests {
         #expect(made.value == 1)
     }
 
-    @Test func resettingTheGraphOrTransientScopeLeavesASingletonAlone() {
+    @Test func resettingTheSingletonScopeDoesNothing() {
         let made = Counter()
         let container = DIContainer()
         container.register(Widget.self) { Widget(serial: made.increment()) }.scope(.singleton)
         let before = container.resolve(Widget.self)
 
+        container.reset(.singleton)
+        container.reset(.application)
         container.reset(.graph)
         container.reset(.transient)
-        container.reset(.unique)
 
         #expect(container.resolve(Widget.self) === before)
         #expect(made.value == 1)
