@@ -115,7 +115,8 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     /// - Parameters:
     ///   - thread: The calling thread's identity (its ``ResolutionContext``).
     ///   - build: Makes the instance. Runs at most once at a time, with no lock held.
-    /// - Throws: What `build` throws, ``Failure/recursion``, or ``Parking/Deadlock``.
+    /// - Throws: What `build` throws, ``Failure/recursion``, ``Failure/sharedBuildFailed(_:)`` (the build this
+    ///   caller waited for threw), or ``Parking/Deadlock``.
     func instance(thread: ObjectIdentifier, build: () throws -> T) throws -> T {
         var awaited: Int?
         while true {
@@ -144,10 +145,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         }
     }
 
-    /// What `builder` does next, decided under the lock: take the instance, become the builder, or wait (counted
-    /// for ``Parking``'s wake-up when `countingWaiter`).
-    /// What the caller does next. `awaited` is the build it waited for, if it waited: if that build threw, the
-    /// caller gets its error.
+    /// What `builder` does next, decided under the lock: take the instance, take the error of the build it waited
+    /// for (`awaited`) if that build threw, become the builder, or wait (counted for ``Parking``'s wake-up when
+    /// `countingWaiter`).
     private func nextStep(for builder: ObjectIdentifier, countingWaiter: Bool, awaited: Int?) -> Step {
         state.withLock { state in
             if let value = state.current(holdsWeakly) {
@@ -189,8 +189,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     ///     factory inline.
     ///   - waiter: Registers a wait for the wait-for cycle check, and ends it: see ``AsyncWaits``.
     ///   - build: Makes the instance. Runs at most once at a time, with no lock held.
-    /// - Throws: What `build` throws, ``Failure/recursion``, `CancellationError` when the waiting task is cancelled,
-    ///   or ``Parking/Deadlock`` when the build waited for needs this task's own build.
+    /// - Throws: What `build` throws, ``Failure/recursion``, ``Failure/sharedBuildFailed(_:)`` (the build waited
+    ///   for threw), `CancellationError` when the waiting task is cancelled, or ``Parking/Deadlock`` when the build
+    ///   waited for needs this task's own build.
     func instanceAsync(
         builder: ObjectIdentifier,
         waiter: AsyncWaits.Waiter?,
@@ -271,6 +272,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             state.builder = nil
             if let error, !(error is CancellationError) {
                 state.failure = (state.builds, error)
+            } else if value != nil {
+                // Nobody can still want an older failure: its waiters find this instance first.
+                state.failure = nil
             }
             var stored = false
             if let value, state.generation == generation {
