@@ -10,8 +10,11 @@ extension DIContainer {
     ///
     /// An event is "built through" this container when the resolve that built it went through this container or
     /// one of its children, or when the instance lives here or in a child. Each event comes once the build is done,
-    /// at the end of the resolve that made it, with no lock held: the observer may resolve services itself. Builds
-    /// that `validate()` makes in its throwaway scope are not events.
+    /// at the end of the resolve that made it, with no lock held: the observer may resolve services itself. What an
+    /// observer builds that way is not an event (an observer that resolves a `.graph` service would otherwise be
+    /// called for its own build, and so on forever), nor are the builds that `validate()` makes in its throwaway
+    /// scope. An observer set while a build is under way does not see that build; it sees every build that starts
+    /// after it is set.
     ///
     /// > Important: With no observer set anywhere, resolving pays nothing for this (one atomic load per build, none
     /// > per cached read). Observers live as long as the container; they cannot be removed.
@@ -25,6 +28,10 @@ extension DIContainer {
     /// Hands `events` to the observers that see them: those of the top-level resolve's container and its
     /// ancestors, and of each event's home and its ancestors, each observer once per event. No lock is held.
     static func deliver(_ events: [(event: BuildEvent, home: DIContainer)], resolvedThrough top: DIContainer?) {
+        let context = ResolutionContext.current
+        let wasDelivering = context.isDeliveringEvents
+        context.isDeliveringEvents = true
+        defer { context.isDeliveringEvents = wasDelivering }
         let topLineage = top.map { Array($0.lineage) } ?? []
         for (event, home) in events {
             var notified: Set<ObjectIdentifier> = []

@@ -37,6 +37,34 @@ private final class PageView: Sendable {
     }
 }
 
+/// A `Hashable` class argument, with a subclass: a subclass instance is the base class's value.
+private class Document: Hashable, @unchecked Sendable {
+    // @unchecked: `id` is a `let`; the subclass adds nothing.
+    let id: String
+
+    init(id: String) {
+        self.id = id
+    }
+
+    static func == (lhs: Document, rhs: Document) -> Bool {
+        lhs.id == rhs.id
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+    }
+}
+
+private final class TextDocument: Document, @unchecked Sendable {}
+
+private final class DocumentView: Sendable {
+    let document: Document
+
+    init(document: Document) {
+        self.document = document
+    }
+}
+
 struct ArgumentCachingTests {
     @Test(arguments: [Scope.singleton, .cached, .session, .weak])
     func aCachingScopeGivesOneInstancePerArgumentValue(scope: Scope) {
@@ -241,6 +269,78 @@ struct ArgumentCachingTests {
         if scope != .graph {
             #expect(again === cached)
         }
+    }
+
+    @Test(arguments: [Scope.singleton, .cached, .session, .weak, .scoped])
+    func anArgumentThatConvertsToTheRegisteredTypeIsCachedUnderTheValueItConvertsTo(scope: Scope) async throws {
+        let container = DIContainer()
+        let built = Collector<Int>()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in
+            built.append(id)
+            return NoteEditor(noteID: id)
+        }
+        .scope(scope)
+        let optional: Int? = 3
+
+        let plain = container.resolve(NoteEditor.self, argument: 3)
+        let wrapped = container.resolve(NoteEditor.self, argument: optional)
+        let wrappedAgain = container.resolve(NoteEditor.self, argument: optional)
+        let wrappedAsync = try await container.resolveAsync(NoteEditor.self, argument: optional)
+
+        #expect(wrapped === plain, "an Int? holding 3 is the value 3")
+        #expect(wrappedAgain === plain)
+        #expect(wrappedAsync === plain)
+        #expect(built.values == [3], "built once, for the value 3")
+    }
+
+    @Test func aSubclassArgumentSharesTheInstanceOfTheValueItIs() {
+        let container = DIContainer()
+        let built = Counter()
+        container.register(DocumentView.self) { (_: DIResolver, document: Document) in
+            built.increment()
+            return DocumentView(document: document)
+        }
+        .scope(.singleton)
+        let text = TextDocument(id: "n1")
+
+        let first = container.resolve(DocumentView.self, argument: text)
+        let again = container.resolve(DocumentView.self, argument: text)
+        let asBase = container.resolve(DocumentView.self, argument: text as Document)
+
+        #expect(first === again)
+        #expect(first === asBase)
+        #expect(built.value == 1)
+    }
+
+    @Test func anAnyHashableParameterKeysByTheValuePassed() {
+        let container = DIContainer()
+        let built = Counter()
+        container.register(Widget.self) { (_: DIResolver, key: AnyHashable) in
+            built.increment()
+            return Widget(serial: key.hashValue)
+        }
+        .scope(.cached)
+
+        let first = container.resolve(Widget.self, argument: "k")
+        let again = container.resolve(Widget.self, argument: "k")
+        let other = container.resolve(Widget.self, argument: 7)
+
+        #expect(first === again)
+        #expect(first !== other)
+        #expect(built.value == 2)
+    }
+
+    @Test func anOptionalHoldingNilIsStillAWrongArgument() throws {
+        let container = DIContainer()
+        container.register(NoteEditor.self) { (_: DIResolver, id: Int) in NoteEditor(noteID: id) }.scope(.singleton)
+        let missing: Int? = nil
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(NoteEditor.self, argument: missing)
+        }
+
+        #expect(error.kind == .argumentMismatch)
+        #expect(error.description.contains("Optional<Int>"), "\(error)")
     }
 
     @Test func validateAsyncReportsAWrongArgumentTypeThatAnAsyncFactoryPasses() async {

@@ -305,7 +305,39 @@ struct OnBuildTests {
             _ = container.resolve(Widget.self)
         }
 
-        #expect(seen.value == 2, "Widget's build, then FeedCache's, built by the observer")
+        #expect(seen.value == 1, "Widget's build; FeedCache's, which the observer made, is not an event")
+        #expect(container.resolve(FeedCache.self) === container.resolve(FeedCache.self))
+    }
+
+    @Test func anObserverThatResolvesAGraphServiceIsNotCalledForItsOwnBuilds() {
+        let container = DIContainer()
+        let seen = Collector<String>()
+        container.register(Widget.self) { Widget() }
+        container.register(FeedCache.self) { FeedCache() }
+        container.onBuild { event in
+            seen.append(event.service)
+            _ = container.resolve(Widget.self)  // a new Widget each time: its build must not call this again
+        }
+
+        _ = container.resolve(FeedCache.self)
+        _ = container.resolve(Widget.self)
+
+        #expect(seen.values == ["FeedCache", "Widget"])
+    }
+
+    @Test func anObserverOfAnAsyncResolutionMayResolveToo() async throws {
+        let container = DIContainer()
+        let seen = Collector<String>()
+        container.register(Widget.self) { Widget() }
+        container.register(FeedCache.self) { (_: DIResolver) async in FeedCache() }
+        container.onBuild { event in
+            seen.append(event.service)
+            _ = container.resolve(Widget.self)
+        }
+
+        _ = try await container.resolveAsync(FeedCache.self)
+
+        #expect(seen.values == ["FeedCache"])
     }
 
     @Test func anImplementsForwardIsNotABuildOfItsOwn() {

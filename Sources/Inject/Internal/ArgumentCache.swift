@@ -11,6 +11,9 @@ final class ArgumentKeying: @unchecked Sendable {
     let type: ObjectIdentifier
     /// The key of a boxed argument of that type.
     let key: (ArgumentBox) -> AnyHashable
+    /// The key of a boxed argument of another type that converts to it (an `Int?` holding a value, a subclass of a
+    /// class argument, a value for an `AnyHashable` parameter), as the factory converts it; `nil` when it does not.
+    let convertedKey: (ArgumentBox) -> AnyHashable?
     /// The hash of an argument of that type, at a pointer: the resolve's fast path, without boxing.
     let hashAt: (UnsafeRawPointer) -> Int
     /// Whether the argument at a pointer equals the one ``box`` made.
@@ -25,11 +28,18 @@ final class ArgumentKeying: @unchecked Sendable {
     private init<H: Hashable>(_ hashable: H.Type) {
         self.type = ObjectIdentifier(H.self)
         self.key = { AnyHashable($0.value as! H) }
+        self.convertedKey = { ($0.value as? H).map { AnyHashable($0) } }
         self.hashAt = { $0.assumingMemoryBound(to: H.self).pointee.hashValue }
         self.equalAt = { $0.assumingMemoryBound(to: H.self).pointee == unsafeDowncast($1, to: Box<H>.self).value }
         self.box = { Box($0.value as! H) }
         self.hashOfBox = { ($0.value as! H).hashValue }
         self.equalToBox = { ($0.value as! H) == unsafeDowncast($1, to: Box<H>.self).value }
+    }
+
+    /// The key of `argument`: its own when it is of the registration's type, or that of the value it converts to,
+    /// which the factory gets; `nil` when it does not convert, which the factory reports as a wrong argument type.
+    func key(of argument: ArgumentBox) -> AnyHashable? {
+        ObjectIdentifier(argument.type) == type ? key(argument) : convertedKey(argument)
     }
 
     /// The keying of `Argument`, or `nil` when it is not `Hashable`.

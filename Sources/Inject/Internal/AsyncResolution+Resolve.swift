@@ -94,13 +94,12 @@ extension AsyncResolution {
         }
         let validating = overlay?.recorder != nil
         if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying {
-            guard ObjectIdentifier(argument.type) == keying.type else {
-                // Nothing is cached for a value of another type: the factory reports the wrong type, with the path,
-                // as a synchronous resolve does.
+            guard let key = keying.key(of: argument) else {
+                // A value that does not convert to the registration's argument type: the factory reports the wrong
+                // type, with the path, as a synchronous resolve does.
                 let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
                 return try await build(entry, frame: frame, code, argument)
             }
-            let key = keying.key(argument)
             let cache: ArgumentCache<T>
             switch Scope.storage(ofCode: code) {
             case .graph where !validating:

@@ -216,11 +216,10 @@ extension ResolutionContext {
         _ argument: ArgumentBox,
         keyedBy keying: ArgumentKeying
     ) throws -> T {
-        guard ObjectIdentifier(argument.type) == keying.type else {
+        guard let key = keying.key(of: argument) else {
             // The factory reports the wrong argument type, with the path.
             return try build(entry, in: home, code, argument)
         }
-        let key = keying.key(argument)
         let cache: ArgumentCache<T>
         switch Scope.storage(ofCode: code) {
         case .graph where overlay?.recorder == nil && asyncResolution != nil:
@@ -374,7 +373,7 @@ extension ResolutionContext {
             }
             if let recorder = overlay?.recorder {
                 recorder.recordBuild(of: entry, home: home, nanoseconds: own)
-            } else if built, !entry.isForward {
+            } else if built, !entry.isForward, !isDeliveringEvents {
                 // A forward of `implements` builds nothing of its own: the registration it forwards to is the event.
                 let event = BuildEvent(
                     service: entry.label,

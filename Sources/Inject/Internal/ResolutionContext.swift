@@ -55,6 +55,7 @@ final class ResolutionContext {
     private let topStorage: UnsafeMutablePointer<DIContainer?>
     private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
     private let throughStorage: UnsafeMutablePointer<Unmanaged<DIContainer>?>
+    private let deliveringStorage: UnsafeMutablePointer<Bool>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -144,6 +145,8 @@ final class ResolutionContext {
         asyncStorage.initialize(to: nil)
         throughStorage = .allocate(capacity: 1)
         throughStorage.initialize(to: nil)
+        deliveringStorage = .allocate(capacity: 1)
+        deliveringStorage.initialize(to: false)
     }
 
     deinit {
@@ -167,6 +170,7 @@ final class ResolutionContext {
         asyncStorage.deinitialize(count: 1)
         asyncStorage.deallocate()
         throughStorage.deallocate()
+        deliveringStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
@@ -215,6 +219,13 @@ final class ResolutionContext {
     var pendingEvents: [(event: BuildEvent, home: DIContainer)] {
         unsafeAddress { UnsafePointer(eventsStorage) }
         unsafeMutableAddress { eventsStorage }
+    }
+
+    /// Whether this thread is running ``DIContainer/onBuild(_:)`` observers: what they build is not an event, or an
+    /// observer that resolves a `.graph` service would be called for its own build, and so on forever.
+    var isDeliveringEvents: Bool {
+        unsafeAddress { UnsafePointer(deliveringStorage) }
+        unsafeMutableAddress { deliveringStorage }
     }
 
     /// Starts a top-level resolve through `container`: under the task's overlay, or the one of the resolver that
