@@ -88,7 +88,8 @@ extension DIContainer {
                 \(file):\(line): nothing is registered for \(Describe.request(T.self, name)) in this container or its \
                 parents.\(registered)
                   fix: reset the type that is registered (a protocol registered with implements resets the \
-                registration it forwards to), or register it first.
+                registration it forwards to)\(others.isEmpty ? "" : ", or one of the names above"), or register it \
+                first.
                 """,
                 file: file,
                 line: line

@@ -223,6 +223,9 @@ extension DIContainer {
             if entry.isEager, let problem = DIContainer.eagerProblem(entry) {
                 problems.add(problem, building: entry)
             }
+            if entry.hasReleaseHook, let problem = ProblemCollector.releaseHookNeverRuns(entry) {
+                problems.add(problem)
+            }
             if let skipped = ProblemCollector.notBuilt(
                 entry,
                 onMainActor: onMainActor,

@@ -148,6 +148,7 @@ public final class Registration<T> {
     /// > instance (the one that called `reset`, or released the last reference to the container). It never runs for
     /// > ``Scope/transient``, ``Scope/graph`` or ``Scope/weak`` instances, which the container does not hold, nor for
     /// > an instance whose build was under way when `reset` ran (its caller gets it, the scope never held it).
+    /// > ``DIContainer/validate()`` warns about an `onRelease` on those scopes.
     ///
     /// Calling it again adds another closure; they run in the order they were added.
     ///

@@ -162,7 +162,12 @@ struct AutowiringTests {
             ),
             "\(error)"
         )
-        #expect(error.description.contains("write the factory by hand"), "\(error)")
+        #expect(
+            error.description.contains("write RetryingLoader's factory by hand instead of register(autowired:)"),
+            "\(error)"
+        )
+        #expect(error.description.contains("with the initializer's own labels"), "\(error)")
+        #expect(!error.description.contains("count: 3"), "no made-up labels: \(error)")
     }
 
     @Test func anOptionalParameterWithNothingRegisteredSaysToWriteTheFactoryWithOptional() throws {

@@ -561,6 +561,88 @@ struct ValidationQuietnessTests {
         #expect(report.isValid)
     }
 
+    @Test(arguments: [false, true])
+    func aProtocolRegisteredDirectlyAndThroughImplementsIsAWarningInEitherOrder(directFirst: Bool) throws {
+        let container = DIContainer()
+        var lines: [Int] = []
+        for step in directFirst ? ["direct", "forward"] : ["forward", "direct"] {
+            if step == "direct" {
+                lines.append(#line + 1)
+                container.register(PricingService.self) { LivePricing() }
+            } else {
+                lines.append(#line + 1)
+                container.register(LivePricing.self) { LivePricing() }.implements(PricingService.self)
+            }
+        }
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .invalidRegistration, in: report)
+        #expect(warning.severity == .warning)
+        #expect(
+            warning.message.contains("PricingService is registered twice in the same container: at"),
+            "\(warning)"
+        )
+        #expect(warning.message.contains(".implements(PricingService.self) on LivePricing"), "\(warning)")
+        #expect(warning.location == registeredAt(lines[1]), "the one that replaced the other")
+    }
+
+    @Test func aRegistrationReplacedWithItsImplementsIsOneWarningNotOneForEachForward() throws {
+        let container = DIContainer()
+        container.register(LivePricing.self) { LivePricing() }.implements(PricingService.self)
+        container.register(LivePricing.self) { LivePricing() }.implements(PricingService.self)
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .invalidRegistration, in: report)
+        #expect(warning.message.contains("LivePricing is registered twice"), "\(warning)")
+    }
+
+    @Test func aSampleArgumentOnARegistrationThatTakesNoneBlamesTheSample() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Cart.self) { Cart() }.validationArgument(5)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(problem.severity == .error)
+        #expect(problem.location == registeredAt(line))
+        #expect(
+            problem.message.contains("takes no argument, but is given a validationArgument sample of type Int"),
+            "\(problem)"
+        )
+        #expect(problem.description.contains("asked by: validate(), with the sample"), "\(problem)")
+        #expect(problem.description.contains("fix: remove .validationArgument(...)"), "\(problem)")
+        #expect(!problem.description.contains("a resolve call outside any factory"), "\(problem)")
+    }
+
+    @Test(arguments: [Scope.transient, .graph, .weak])
+    func anOnReleaseThatCanNeverRunIsAWarning(scope: Scope) throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(Cart.self) { Cart() }.scope(scope).onRelease { _ in }
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .invalidRegistration, in: report)
+        #expect(warning.severity == .warning)
+        #expect(warning.location == registeredAt(line))
+        #expect(
+            warning.message.contains("Cart has an onRelease closure that never runs: it is registered \(scope)."),
+            "\(warning)"
+        )
+        #expect(warning.description.contains("fix: register it .cached, .scoped or in a custom scope"), "\(warning)")
+    }
+
+    @Test(arguments: [Scope.singleton, .cached, .scoped, .session])
+    func anOnReleaseOnAScopeThatReleasesIsNotFlagged(scope: Scope) {
+        let container = DIContainer()
+        container.register(Cart.self) { Cart() }.scope(scope).onRelease { _ in }
+
+        #expect(container.validationReport().problems.isEmpty)
+    }
+
     @Test func anAsyncFactoryThatAwaitsIsNotASlowFactory() async throws {
         let container = DIContainer()
         container.register(Widget.self) { _ in

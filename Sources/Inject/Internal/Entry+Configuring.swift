@@ -113,7 +113,10 @@ extension DIContainer {
         }
         var seen: Set<String> = []
         return all.compactMap { entry in
-            guard let used = current[entry.key], used !== entry, entry.location != used.location, !entry.isForward,
+            // A forward replaced by a forward to the same registration comes with that registration's own
+            // replacement, which is the one reported.
+            guard let used = current[entry.key], used !== entry, entry.location != used.location,
+                entry.forwardTarget == nil || entry.forwardTarget?.key != used.forwardTarget?.key,
                 !entry.isConfiguring,
                 seen.insert("\(entry.location)|\(used.location)").inserted
             else { return nil }

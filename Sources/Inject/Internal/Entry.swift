@@ -319,11 +319,20 @@ class EntryBase: @unchecked Sendable {
 
     var isForward: Bool { argumentRule == .passThrough }
 
+    /// The registration a forward of ``Registration/implements(_:name:)`` resolves, and its type.
+    var forwardTarget: (key: Key, type: Any.Type)? {
+        if case .forward(let target, let targetType, _) = factoryKind { return (target, targetType) }
+        return nil
+    }
+
     /// The argument type of an argument registration.
     var expectedArgument: Any.Type? {
         if case .argument(let expected, _) = factoryKind { return expected }
         return nil
     }
+
+    /// Whether ``Registration/onRelease(_:)`` set a closure.
+    var hasReleaseHook: Bool { c_inject_load_acquire(cells + Cell.release) != nil }
 
     /// Whether ``Registration/eager()`` marked it for `warmUp()`.
     var isEager: Bool { c_inject_load_acquire(cells + Cell.eager) != nil }

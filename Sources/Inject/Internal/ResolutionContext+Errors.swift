@@ -66,8 +66,11 @@ extension ResolutionContext {
                 """
             )
             fix = """
-                \(fix.dropLast()); or, where a parameter is a value or a named service, write the factory by hand, \
-                resolving the services and passing the values: register { r in try \(Describe.type(frame.entry.serviceType))(service: r.resolve(), count: 3) }.
+                \(fix.dropLast()); or, where that parameter is a value or a named service, write \
+                \(Describe.type(frame.entry.serviceType))'s factory by hand instead of register(autowired:), passing \
+                the value or resolving the service by its name, and the other parameters with try r.resolve(): \
+                register { r in try \(Describe.type(frame.entry.serviceType))(<label>: r.resolve(), <label>: \
+                <the value>) }, with the initializer's own labels.
                 """
         }
         let hidden = container.hiddenEntry(Key(type, name), from: identity)
@@ -504,6 +507,26 @@ extension ResolutionContext {
     }
 
     func argumentUnexpected(_ entry: EntryBase, given: Any.Type) -> ResolutionError {
+        // Under validate(), a top-level build's argument is the registration's own validationArgument sample.
+        if frames.isEmpty, overlay?.recorder != nil, let sample = entry.validationSample,
+            ObjectIdentifier(sample.type) == ObjectIdentifier(given)
+        {
+            return ResolutionError(
+                kind: .argumentMismatch,
+                service: entry.label,
+                path: path(then: entry.label),
+                registration: entry.location,
+                headline: """
+                    \(entry.label), registered at \(entry.location), takes no argument, but is given a \
+                    validationArgument sample of type \(Describe.type(given)).
+                    """,
+                details: ["asked by: validate(), with the sample the registration gives"],
+                fix: """
+                    remove .validationArgument(...) from the registration, or register a factory that takes \
+                    (DIResolver, \(Describe.type(given))) if it is meant to take an argument.
+                    """
+            )
+        }
         let asker = self.asker
         return ResolutionError(
             kind: .argumentMismatch,

@@ -128,9 +128,47 @@ struct ProblemCollector {
         return nil
     }
 
+    /// A warning for an `onRelease` closure on a registration whose scope never lets go of an instance (the container
+    /// holds none), so that the closure never runs; `nil` for the scopes that run it.
+    static func releaseHookNeverRuns(_ entry: EntryBase) -> ValidationProblem? {
+        let scope = entry.scope
+        let why: String
+        switch scope.kind {
+        case .transient, .graph:
+            why = "the container hands each \(scope) instance out and keeps none, so none ever leaves a scope"
+        case .weak:
+            why = """
+                the container holds a .weak instance only weakly: it goes when its last owner lets go, and nothing \
+                is left to hand to the closure then
+                """
+        case .singleton, .cached, .scoped, .custom:
+            return nil
+        }
+        return ValidationProblem(
+            severity: .warning,
+            kind: .invalidRegistration,
+            service: entry.label,
+            location: entry.location,
+            message: "\(entry.label) has an onRelease closure that never runs: it is registered \(scope).",
+            details: [
+                "\(why).",
+                """
+                fix: register it .cached, .scoped or in a custom scope to have onRelease run when reset(_:) or the \
+                release of its child container drops it; or close its resources in its own deinit.
+                """,
+            ]
+        )
+    }
+
     /// Registrations replaced in the same container by a registration of the same type and name made elsewhere:
     /// allowed (the later one wins), but across modules usually a mistake nothing else would show.
     mutating func addReplacedRegistrations(in containers: [DIContainer]) {
+        // A forward of `implements` registers its protocol at the line of the registration it is chained on.
+        func site(_ entry: EntryBase) -> String {
+            guard let target = entry.forwardTarget else { return entry.location }
+            let forwarded = Describe.type(entry.serviceType)
+            return "\(entry.location) (.implements(\(forwarded).self) on \(Describe.type(target.type)))"
+        }
         for container in containers {
             for (replaced, used) in container.replacedRegistrations {
                 add(
@@ -140,11 +178,11 @@ struct ProblemCollector {
                         service: used.label,
                         location: used.location,
                         message: """
-                            \(used.label) is registered twice in the same container: at \(replaced.location), then at \
-                            \(used.location), which replaced it.
+                            \(used.label) is registered twice in the same container: at \(site(replaced)), then at \
+                            \(site(used)), which replaced it.
                             """,
                         details: [
-                            "only the registration at \(used.location) is resolved; the one at \(replaced.location) is not.",
+                            "only the registration at \(site(used)) is resolved; the one at \(site(replaced)) is not.",
                             """
                             fix: remove one of them, give one a name (register(\(Describe.type(used.serviceType)).self, \
                             name: ...)), or make the replacement in a child container if it is meant to shadow the other.
