@@ -63,7 +63,8 @@ public struct LazyInjected<Service> {
         storage.slots.current.current != nil
     }
 
-    /// Forgets the instance (and those resolved under test overrides); the next read resolves again.
+    /// Forgets the instance; the next read resolves again. Under a test override, it forgets what the property
+    /// resolved under that override only: the app's instance, and what other tests' overrides resolved, stay.
     public func reset() {
         storage.slots.reset()
     }

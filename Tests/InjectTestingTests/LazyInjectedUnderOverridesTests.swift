@@ -109,7 +109,55 @@ struct LazyInjectedUnderOverridesTests {
         #expect(state.feed.source == "live")
     }
 
-    @Test func resetForgetsWhatEveryOverrideResolvedToo() {
+    @Test func resetInsideAnOverrideLeavesTheAppsInstance() {
+        let container = DIContainer()
+        let liveBuilds = Counter()
+        container.register((any Feed).self) {
+            _ = liveBuilds.increment()
+            return LiveFeed()
+        }
+        .scope(.transient)
+        let state = AppState(container: container)
+        _ = state.feed
+
+        withOverrides(in: container) {
+            $0.register((any Feed).self) { MockFeed(source: "mock") }
+        } operation: {
+            state.$feed.reset()
+        }
+
+        #expect(state.$feed.isResolved, "the app's instance, read before the test, is still there")
+        #expect(state.feed.source == "live")
+        #expect(liveBuilds.value == 1, "not resolved again")
+    }
+
+    @Test func resetUnderOneOverrideLeavesWhatAnotherOverrideResolved() {
+        let container = Self.container()
+        let state = AppState(container: container)
+        let outerBuilds = Counter()
+
+        withOverrides(in: container) {
+            $0.register((any Feed).self) {
+                _ = outerBuilds.increment()
+                return MockFeed(source: "outer")
+            }
+            .scope(.transient)
+        } operation: {
+            _ = state.feed
+            withOverrides(in: container) {
+                $0.register((any Feed).self) { MockFeed(source: "inner") }
+            } operation: {
+                #expect(state.feed.source == "inner")
+                state.$feed.reset()
+            }
+            #expect(state.$feed.isResolved)
+            #expect(state.feed.source == "outer")
+        }
+
+        #expect(outerBuilds.value == 1, "the other override's instance was kept")
+    }
+
+    @Test func resetInsideAnOverrideForgetsWhatItResolved() {
         let container = Self.container()
         let state = AppState(container: container)
         let builds = Counter()

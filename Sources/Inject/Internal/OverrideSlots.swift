@@ -30,11 +30,13 @@ final class OverrideSlots<Value>: @unchecked Sendable {
         }
     }
 
-    /// Forgets every instance: the app's and the overrides'.
+    /// Forgets the instance a read now would get: the app's, or the active override's. What the property resolved
+    /// outside that override, or under another test's, stays: a test that resets it leaves the others alone.
     func reset() {
-        main.reset()
-        for overridden in overridden.withLock({ $0 }) {
-            overridden.slot.reset()
+        guard let overlay = Overlay.active() else {
+            main.reset()
+            return
         }
+        overridden.withLock { slots in slots.first(where: { $0.overlay.object === overlay })?.slot }?.reset()
     }
 }
