@@ -1,3 +1,5 @@
+import CInjectShims
+
 /// A layer of test overrides over a container: what InjectTesting's `withOverrides`, `pushOverrides` and the
 /// `.overrides` trait are built on. `package` access: a test hook for InjectTesting, not public API.
 ///
@@ -41,8 +43,49 @@ extension DIContainer {
     ///   of the container, are cached in the layer while it is active.
     package func overrideLayer(_ overrides: (DIContainer) -> Void) -> OverrideLayer {
         let registry = DIContainer()
+        let context = ResolutionContext.current
+        let outer = context.overridesBeingMade
+        context.overridesBeingMade = (registry, self)
+        Self.overridesBeingMade.add(1)
+        defer {
+            Self.overridesBeingMade.add(-1)
+            context.overridesBeingMade = outer
+        }
         overrides(registry)
         return OverrideLayer(overlay: Overlay(target: self, registry: registry, outer: Overlay.active()))
+    }
+}
+
+extension DIContainer {
+    /// How many overrides closures are running, process-wide: a registration pays one atomic load for the check below.
+    static var overridesBeingMade: ProcessCounter { ProcessCounter(C_INJECT_OVERRIDES_BEING_MADE) }
+
+    /// Traps when an overrides closure registers into the container it overrides (or one of its parents or
+    /// children) instead of into its parameter: `withOverrides { _ in app.register(...) }` would change the real
+    /// container for good, for every test after this one.
+    @inline(__always)
+    func checkNotRegisteringAroundOverrides(_ action: @autoclosure () -> String, at entry: EntryBase) {
+        if Self.overridesBeingMade.value > 0 {
+            checkNotRegisteringAroundOverridesSlowly(action(), at: entry)
+        }
+    }
+
+    @inline(never)
+    private func checkNotRegisteringAroundOverridesSlowly(_ action: String, at entry: EntryBase) {
+        guard let made = ResolutionContext.current.overridesBeingMade, made.registry !== self,
+            isOrDescends(from: made.target) || made.target.isOrDescends(from: self)
+        else { return }
+        fatalError(
+            """
+            Inject: \(action) at \(entry.location) registers into the real container inside a test override's \
+            closure, which would change that container for good, for every test after this one, instead of \
+            overriding it for this test.
+              fix: register on the closure's parameter: withOverrides { $0.register(...) } operation: { ... } (the \
+            same in pushOverrides { $0.register(...) } and @Test(.overrides { $0.register(...) })).
+            """,
+            file: entry.file,
+            line: entry.line
+        )
     }
 }
 

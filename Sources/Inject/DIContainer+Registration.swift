@@ -220,6 +220,7 @@ extension DIContainer {
     ///
     /// - Parameter action: What the caller is doing, for the message when the container is sealed.
     func publish(_ entry: EntryBase, action: @autoclosure () -> String) {
+        checkNotRegisteringAroundOverrides(action(), at: entry)
         let added = Unmanaged.passUnretained(entry)
         entry.beginConfiguring()
         // Unretained references throughout: the table and the entries are owned by `state` and retired, never freed,
@@ -271,6 +272,18 @@ extension DIContainer {
 
     /// Traps, at the registration's own `file:line`, for a registration or option on a sealed container.
     private func sealedTrap(_ action: String, at entry: EntryBase) -> Never {
+        if Self.overridesBeingMade.value > 0, ResolutionContext.current.overridesBeingMade?.registry === self {
+            fatalError(
+                """
+                Inject: \(action) at \(entry.location) on the container of a test override's closure, which \
+                seal() closed.
+                  fix: remove seal() from the overrides closure: an override's container needs no sealing, and \
+                overrides win over a sealed real container all the same.
+                """,
+                file: entry.file,
+                line: entry.line
+            )
+        }
         fatalError(
             """
             Inject: \(action) at \(entry.location) on a sealed container.

@@ -12,8 +12,10 @@ extension DIContainer {
     /// ```
     ///
     /// Names are interned: two names are equal exactly when their raw values are equal, and comparing or hashing
-    /// one costs an integer comparison.
-    public struct Name: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// one costs an integer comparison. An interned name is kept for the life of the process, so make names from a
+    /// known set (`"plugin-\(index)"` for a handful of plugins); for values without bound, such as user IDs, register
+    /// one factory that takes the value as its argument instead.
+    public struct Name: Hashable, Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
         /// The string the name was made from.
         public let rawValue: String
         /// The interned id: equal raw values have equal ids.
@@ -30,6 +32,11 @@ extension DIContainer {
         /// Makes a name from a string literal, so that `"live"` can stand where a name is expected.
         public init(stringLiteral value: String) {
             self.init(value)
+        }
+
+        /// Makes a name from an interpolated string literal: `"plugin-\(index)"`.
+        public init(stringInterpolation: DefaultStringInterpolation) {
+            self.init(String(stringInterpolation: stringInterpolation))
         }
 
         /// Whether two names have the same raw value.

@@ -348,3 +348,100 @@ struct WithOverridesTests {
         #expect(try container.resolveThrowing(Gadget.self).widget.serial == 0)
     }
 }
+
+/// The usual slips in an overrides closure: registering into the real container instead of the closure's parameter,
+/// and sealing the override's container.
+struct OverridesClosureMistakeTests {
+    @Test func registeringIntoTheRealContainerInsideTheOverridesClosureTrapsSayingWhy() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            app.register(Widget.self) { Widget(serial: 0) }
+            withOverrides(in: app) { _ in
+                app.register(Widget.self) { Widget(serial: 1) }
+            } operation: {
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("registers into the real container inside a test override's closure"), "\(stderr)")
+        #expect(stderr.contains("WithOverridesTests.swift:"), "the registration's line: \(stderr)")
+        #expect(stderr.contains("fix: register on the closure's parameter"), "\(stderr)")
+    }
+
+    @Test func registeringIntoAParentOfTheOverriddenContainerTrapsToo() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            let session = app.makeChild()
+            withOverrides(in: session) { _ in
+                app.register(Widget.self) { Widget(serial: 1) }
+            } operation: {
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("registers into the real container inside a test override's closure"), "\(stderr)")
+    }
+
+    @Test func aContainerOfItsOwnMadeInsideTheClosureTakesRegistrations() {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }
+
+        let serial = withOverrides(in: app) {
+            let helper = DIContainer()
+            helper.register(Widget.self) { Widget(serial: 7) }
+            let seven = helper.resolve(Widget.self)
+            $0.register(Widget.self) { seven }
+        } operation: {
+            app.resolve(Widget.self).serial
+        }
+
+        #expect(serial == 7)
+        #expect(app.resolve(Widget.self).serial == 0)
+    }
+
+    @Test func anOverrideThatResolvesWhatItReplacesSaysHowToWrapTheRealOne() throws {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }
+
+        let error = try withOverrides(in: app) {
+            $0.register(Widget.self) { r in Widget(serial: try r.resolve(Widget.self).serial + 1) }
+        } operation: {
+            try #require(throws: ResolutionError.self) { try app.resolveThrowing(Widget.self) }
+        }
+
+        #expect(error.kind == .cycle)
+        #expect(error.description.contains("Widget is a test override, and its factory asks for Widget"), "\(error)")
+        #expect(error.description.contains("let real = container.resolve(Widget.self)"), "\(error)")
+        #expect(!error.description.contains("@LazyInjected"), "advice that cannot work here: \(error)")
+    }
+
+    @Test func wrappingTheRealServiceCapturedBeforeTheOverrideWorks() {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }
+        let real = app.resolve(Widget.self)
+
+        let serial = withOverrides(in: app) {
+            $0.register(Widget.self) { Widget(serial: real.serial + 1) }
+        } operation: {
+            app.resolve(Widget.self).serial
+        }
+
+        #expect(serial == 1)
+    }
+
+    @Test func sealingTheOverridesContainerTrapsNamingThatContainer() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            withOverrides(in: app) {
+                $0.seal()
+                $0.register(Widget.self) { Widget(serial: 1) }
+            } operation: {
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("on the container of a test override's closure, which seal() closed"), "\(stderr)")
+        #expect(stderr.contains("fix: remove seal() from the overrides closure"), "\(stderr)")
+        #expect(!stderr.contains("replace the service with an override"), "\(stderr)")
+    }
+}

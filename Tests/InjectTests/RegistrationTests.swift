@@ -57,6 +57,16 @@ struct RegistrationTests {
         #expect(DIContainer.Name.live.description == "live")
     }
 
+    @Test func aNameMayBeAnInterpolatedStringLiteral() {
+        let container = DIContainer()
+        for index in 1...3 {
+            container.register(Greeter.self, name: "plugin-\(index)") { EnglishGreeter(greeting: "plugin \(index)") }
+        }
+
+        #expect(container.resolve(Greeter.self, name: "plugin-\(2)").greeting == "plugin 2")
+        #expect(DIContainer.Name("plugin-3") == "plugin-\(3)")
+    }
+
     @Test func namesDistinguishRegistrationsOfTheSameType() {
         let container = DIContainer()
         container.register(Greeter.self) { EnglishGreeter(greeting: "unnamed") }

@@ -53,6 +53,11 @@ final class Overlay: @unchecked Sendable {
         Self.live.withLock { _ = $0.removeValue(forKey: identity) }
     }
 
+    /// Whether `entry` is one of the registrations of this overlay or an outer one: a test's override.
+    func registers(_ entry: EntryBase) -> Bool {
+        sequence(first: self, next: \.outer).contains { $0.registry === entry.owner }
+    }
+
     /// Whether resolves through `container` see this overlay: `container` is the target or one of its descendants.
     func applies(to container: DIContainer) -> Bool {
         guard let target else { return true }

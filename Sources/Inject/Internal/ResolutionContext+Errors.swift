@@ -279,6 +279,30 @@ extension ResolutionContext {
     func cycle(at index: Int, closedBy entry: EntryBase) -> ResolutionError {
         let loop = frames[index...].map(\.entry.label) + [entry.label]
         let asker = self.asker
+        if index == frames.count - 1, let overlay, overlay.registers(entry) {
+            // `$0.register(API.self) { r in Spy(inner: try r.resolve(API.self)) }`: the override hides the real one.
+            let request =
+                "\(Describe.type(entry.serviceType)).self" + (entry.name.map { ", name: \"\($0.rawValue)\"" } ?? "")
+            return ResolutionError(
+                kind: .cycle,
+                service: entry.label,
+                path: path(then: entry.label),
+                registration: asker.location,
+                headline: "dependency cycle: \(loop.joined(separator: " -> ")).",
+                details: asker.details + [
+                    """
+                    \(entry.label) is a test override, and its factory asks for \(entry.label): under the override \
+                    that is the override itself, which hides the registration it replaces.
+                    """
+                ],
+                fix: """
+                    to wrap the real service (a spy, a decorator), resolve it before the override and capture it: \
+                    let real = container.resolve(\(request)), then withOverrides { $0.register(\(request)) { \
+                    Spy(wrapping: real) } } operation: { ... }; or register the real implementation under its own \
+                    type too and resolve that in the override.
+                    """
+            )
+        }
         return ResolutionError(
             kind: .cycle,
             service: entry.label,

@@ -221,6 +221,10 @@ final class ResolutionContext {
         unsafeMutableAddress { eventsStorage }
     }
 
+    /// The test overrides whose closure this thread is running: the container the closure registers into, and the
+    /// real container they override. Read only while ``DIContainer/overridesBeingMade`` is above zero.
+    var overridesBeingMade: (registry: DIContainer, target: DIContainer)?
+
     /// Whether this thread is running ``DIContainer/onBuild(_:)`` observers: what they build is not an event, or an
     /// observer that resolves a `.graph` service would be called for its own build, and so on forever.
     var isDeliveringEvents: Bool {
