@@ -100,9 +100,10 @@ extension DIContainer {
         case .transient, .graph:
             return
         case .singleton:
+            let registered = overlay?.registers(entry) == true ? "registered by a test override at" : "registered at"
             fatalError(
                 """
-                Inject: reset(\(Describe.type(T.self)).self) at \(file):\(line): \(entry.label), registered at \
+                Inject: reset(\(Describe.type(T.self)).self) at \(file):\(line): \(entry.label), \(registered) \
                 \(entry.location), is a .singleton, and a singleton lives as long as its container: there is \
                 nothing to reset.
                   fix: register it .cached (reset(.cached) or reset(\(Describe.type(T.self)).self) renews it) or in a \

@@ -429,6 +429,21 @@ struct OverridesClosureMistakeTests {
         #expect(serial == 1)
     }
 
+    @Test func resettingASingletonThatOnlyAnOverrideRegistersSaysItIsTheOverrides() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            withOverrides(in: app) {
+                $0.register(Widget.self) { Widget(serial: 1) }.scope(.singleton)
+            } operation: {
+                app.reset(Widget.self)
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Widget, registered by a test override at"), "\(stderr)")
+        #expect(stderr.contains("is a .singleton"), "\(stderr)")
+    }
+
     @Test func sealingTheOverridesContainerTrapsNamingThatContainer() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = DIContainer()
