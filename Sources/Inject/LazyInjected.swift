@@ -74,8 +74,11 @@ extension LazyInjected: Sendable where Service: Sendable {}
 
 /// The shared state of a ``LazyInjected`` property.
 final class LazyInjection<Service>: @unchecked Sendable {
-    // @unchecked: the instances live in slots behind their locks; the rest is `let`.
-    let container: DIContainer
+    // @unchecked: the instances live in slots behind their locks; the rest is `let` (a weak reference, never set
+    // again, is read atomically).
+    /// Held weakly: the object may live in that container's caches (a child's `.scoped` service), and a strong
+    /// reference would keep the child, and everything it built, alive for ever.
+    private weak var container: DIContainer?
     let name: DIContainer.Name?
     let site: PropertySite
     /// The instance, apart under each test override.
@@ -92,7 +95,8 @@ final class LazyInjection<Service>: @unchecked Sendable {
     var value: Service {
         do {
             return try slots.current.lazyInstance(for: site.description, at: site) {
-                try container.resolveThrowing(Service.self, name: name)
+                guard let container else { WrapperResolution.containerReleased(site: site) }
+                return try container.resolveThrowing(Service.self, name: name)
             }
         } catch {
             WrapperResolution.trap(error, site: site)

@@ -47,8 +47,10 @@ extension WeakInjected: Sendable where Service: Sendable {}
 
 /// The shared state of a ``WeakInjected`` property.
 final class WeakInjection<Service>: @unchecked Sendable {
-    // @unchecked: the reference lives in a slot, behind its lock; the rest is `let`.
-    private let container: DIContainer
+    // @unchecked: the reference lives in a slot, behind its lock; the rest is `let` (a weak reference, never set
+    // again, is read atomically).
+    /// Held weakly, as ``LazyInjection`` holds it: a strong reference would keep a child container alive for ever.
+    private weak var container: DIContainer?
     private let name: DIContainer.Name?
     private let site: PropertySite
     /// The reference, apart under each test override.
@@ -70,7 +72,8 @@ final class WeakInjection<Service>: @unchecked Sendable {
         let reference: WeakReference
         do {
             reference = try slots.current.lazyInstance(for: site.description, at: site) {
-                WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
+                guard let container else { WrapperResolution.containerReleased(site: site) }
+                return WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
             }
         } catch {
             WrapperResolution.trap(error, site: site)

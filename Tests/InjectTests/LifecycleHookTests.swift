@@ -142,7 +142,58 @@ struct ResetRegistrationTests {
     }
 }
 
+/// A request's service with lazy wrappers: they must not keep the request's container alive.
+private final class Auditor: @unchecked Sendable {
+    // @unchecked: the wrappers are set once, in init, and synchronise their own reads.
+    @LazyInjected var pool: SocketPool
+    @WeakInjected var cache: FeedCache?
+}
+
+private final class WeakBox<Object: AnyObject>: @unchecked Sendable {
+    // @unchecked: written once, before it is shared.
+    weak var object: Object?
+}
+
 struct OnReleaseTests {
+    @Test(arguments: [false, true])
+    func aScopedServiceWithLazyWrappersDoesNotKeepItsChildAlive(readFirst: Bool) {
+        let server = DIContainer()
+        let released = Counter()
+        server.register(SocketPool.self) { SocketPool() }.scope(.scoped)
+        server.register(FeedCache.self) { FeedCache() }.scope(.scoped)
+        server.register(Auditor.self) { Auditor() }.scope(.scoped).onRelease { _ in _ = released.increment() }
+        let child = WeakBox<DIContainer>()
+        do {
+            let request = server.makeChild()
+            child.object = request
+            let auditor = request.resolve(Auditor.self)
+            if readFirst {
+                #expect(auditor.pool === request.resolve(SocketPool.self))
+                #expect(auditor.cache === request.resolve(FeedCache.self))
+            }
+        }
+
+        #expect(child.object == nil, "the request's container was kept alive by its own service's wrappers")
+        #expect(released.value == 1)
+    }
+
+    @Test func aLazyPropertyReadAfterItsContainerWasReleasedTrapsSayingWhy() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let server = DIContainer()
+            server.register(SocketPool.self) { SocketPool() }.scope(.scoped)
+            server.register(Auditor.self) { Auditor() }
+            var request: DIContainer? = server.makeChild()
+            let auditor = request!.resolve(Auditor.self)
+            request = nil
+            _ = auditor.pool
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("@LazyInjected SocketPool at InjectTests/LifecycleHookTests.swift:"), "\(stderr)")
+        #expect(stderr.contains("is read after the container it resolves through was released"), "\(stderr)")
+        #expect(stderr.contains("@LazyInjected(container: ...)"), "\(stderr)")
+    }
+
     @Test func aSessionsSocketsAreClosedWhenTheLastReferenceToTheSessionGoes() {
         let app = DIContainer()
         app.register(SocketPool.self) { SocketPool() }.scope(.scoped).onRelease { $0.closeAll() }

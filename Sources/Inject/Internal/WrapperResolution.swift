@@ -79,6 +79,20 @@ enum WrapperResolution {
         fatalError(withStopNote(message), file: site.file, line: site.line)
     }
 
+    /// The trap of a lazy wrapper read after the container it remembered was released.
+    static func containerReleased(site: PropertySite) -> Never {
+        fatalError(
+            """
+            Inject: \(site) is read after the container it resolves through was released (a child container whose \
+            session or request has ended, say), so there is nothing left to resolve it from.
+              fix: read it while that container lives, or let go of this object when the container goes; for an \
+            object meant to outlive it, resolve through a container that lives as long: \(site.wrapper)(container: ...).
+            """,
+            file: site.file,
+            line: site.line
+        )
+    }
+
     /// `message`, and under `validate()` what it found before this trap ends it.
     static func withStopNote(_ message: String) -> String {
         guard let recorder = activeRecorder else { return message }
