@@ -103,6 +103,23 @@ struct CaptiveDependencyTests {
         try container.validate()
     }
 
+    @Test func aSingletonHoldingAScopedServiceIsNotToldToInjectAClosure() throws {
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(.scoped)
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(.singleton)
+
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: container.validationReport())
+
+        // A closure made in the singleton's factory would resolve the root's Held, never a child's.
+        #expect(!problem.description.contains("inject a closure"), "\(problem)")
+        #expect(
+            problem.description.contains(
+                "fix: give Holder the scope .scoped too, or pass Held to the methods that need it, from code that resolves it through the child container"
+            ),
+            "\(problem)"
+        )
+    }
+
     @Test func theWarningNamesBothServicesAndBothScopes() throws {
         let container = DIContainer()
         container.register(Held.self) { Held() }.scope(.session)

@@ -2,6 +2,27 @@ import Inject
 import Testing
 
 struct ChildScopeTests {
+    @Test func aScopedServiceResolvedThroughTheRootIsToldToResolveThroughTheChild() throws {
+        final class RequestContext: Sendable {}
+        final class Transaction: Sendable {
+            init(context: RequestContext) {}
+        }
+        let server = DIContainer()
+        server.register { r in Transaction(context: try r.resolve()) }.scope(.scoped)
+        let request = server.makeChild()
+        request.register { RequestContext() }.scope(.scoped)
+
+        let error = try #require(throws: ResolutionError.self) { try server.resolveThrowing(Transaction.self) }
+
+        #expect(
+            error.description.contains(
+                "or, if each child container (a session's, a request's) registers RequestContext, resolve Transaction, which is .scoped, through that child rather than the root."
+            ),
+            "\(error)"
+        )
+        _ = try request.resolveThrowing(Transaction.self)
+    }
+
     @Test func makeChildIsTheSameAsInitWithParent() {
         let parent = DIContainer()
         let made = parent.makeChild()

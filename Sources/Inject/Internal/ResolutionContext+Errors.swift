@@ -73,6 +73,15 @@ extension ResolutionContext {
                 <the value>) }, with the initializer's own labels.
                 """
         }
+        if fix == plainFix, let frame = frames.last, frame.entry.scope == .scoped, container.parent == nil {
+            // A request's or a session's service resolved through the root, where the child's registrations are
+            // out of sight: registering it in the root would make one for the whole app.
+            let asker = Describe.type(frame.entry.serviceType)
+            fix = """
+                \(plainFix.dropLast()); or, if each child container (a session's, a request's) registers \
+                \(request), resolve \(asker), which is .scoped, through that child rather than the root.
+                """
+        }
         let hidden = container.hiddenEntry(Key(type, name), from: identity)
         if let hidden {
             fix = """

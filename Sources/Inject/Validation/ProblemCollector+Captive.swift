@@ -102,10 +102,17 @@ extension ProblemCollector {
                 details: [
                     "\(ending).",
                     "\(held.label) is registered at \(held.location).",
-                    """
-                    fix: give \(holder.label) the scope \(held.scope) too, or let it resolve \(asked) each time it \
-                    needs one (inject a closure that resolves it) instead of holding an instance.
-                    """,
+                    held.scope == .scoped
+                        // A closure made in the holder's factory resolves through the holder's container, whose
+                        // `.scoped` instance is not the child's: it would hand out the wrong one, not a fresh one.
+                        ? """
+                        fix: give \(holder.label) the scope .scoped too, or pass \(asked) to the methods that need it, \
+                        from code that resolves it through the child container (a session's, a request's).
+                        """
+                        : """
+                        fix: give \(holder.label) the scope \(held.scope) too, or let it resolve \(asked) each time it \
+                        needs one (inject a closure that resolves it) instead of holding an instance.
+                        """,
                 ]
             ),
             key: "captive:\(holder.location):\(held.location)"
