@@ -126,6 +126,69 @@ extension DIContainer {
         return add(name: name, scope: .graph, file: file, line: line, factoryKind: .mainActor, make: make)
     }
 
+    /// Registers a factory for a `@MainActor` type that needs no other service: `register(mainActorFactory: {
+    /// SettingsViewModel() })`, or `register(mainActorFactory: SettingsViewModel.init)`. The same as a
+    /// `mainActorFactory` registration whose factory ignores its resolver.
+    ///
+    /// - Parameters:
+    ///   - type: The type to register under; inferred from the factory when omitted.
+    ///   - name: A name that tells this registration apart from others of the same type.
+    ///   - file: Where the registration is made, for error messages and validation reports.
+    ///   - line: Where the registration is made.
+    ///   - mainActorFactory: Makes an instance on the main actor.
+    /// - Returns: The registration, for chaining options.
+    @discardableResult
+    public func register<T>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        mainActorFactory: @escaping @MainActor @Sendable () throws -> T
+    ) -> Registration<T> {
+        register(
+            type,
+            name: name,
+            file: file,
+            line: line,
+            mainActorFactory: { (_: DIResolver) in
+                try mainActorFactory()
+            }
+        )
+    }
+
+    /// Registers the initializer of a `@MainActor` type, its parameters all resolved by type: autowiring for view
+    /// models and coordinators, built on the main actor as a `mainActorFactory` registration is.
+    ///
+    /// ```swift
+    /// container.register(mainActorAutowired: ProfileViewModel.init)    // @MainActor init(api: APIClient)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to register under; the initializer's result type when omitted.
+    ///   - name: A name that tells this registration apart from others of the same type.
+    ///   - file: Where the registration is made, for error messages and validation reports.
+    ///   - line: Where the registration is made.
+    ///   - initializer: A main-actor initializer (or function) whose parameters are services.
+    /// - Returns: The registration, for chaining options.
+    @discardableResult
+    public func register<T, each Dependency>(
+        _ type: T.Type = T.self,
+        name: Name? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        mainActorAutowired initializer: @escaping @MainActor @Sendable (repeat each Dependency) throws -> T
+    ) -> Registration<T> {
+        register(
+            type,
+            name: name,
+            file: file,
+            line: line,
+            mainActorFactory: { (resolver: DIResolver) in
+                try initializer(repeat try resolver.resolve((each Dependency).self))
+            }
+        )
+    }
+
     /// Registers an initializer whose parameters are all resolved by type: autowiring, with nothing to write per
     /// parameter.
     ///

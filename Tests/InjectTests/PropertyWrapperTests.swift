@@ -63,7 +63,22 @@ private final class SharedDefaultHolder {
     @OptionalInjected(name: sharedDefaultProbe) var optional: Widget?
 }
 
+/// `@Injected` with an optional type: it falls back to the wrapped type, and does not make `nil` of a missing one.
+private final class MaybeWidgetHolder {
+    @Injected(container: wrapperTestContainer) var widget: Widget?
+}
+
+private let wrapperTestContainer = DIContainer()
+
 struct PropertyWrapperTests {
+    @Test func anInjectedOptionalWithNothingRegisteredIsToldAboutOptionalInjected() throws {
+        let report = wrapperTestContainer.validationReport(building: { MaybeWidgetHolder() })
+
+        let problem = try #require(report.errors.first, "\(report)")
+        #expect(problem.description.contains("nothing is registered for Optional<Widget>"), "\(problem)")
+        #expect(problem.description.contains("declare the property @OptionalInjected"), "\(problem)")
+    }
+
     // MARK: @Injected
 
     @Test func injectedResolvesWhenTheObjectIsInitialised() {

@@ -12,6 +12,23 @@ private final class ProfileScreen {
     }
 }
 
+/// A view model whose initializer is isolated to the main actor, as an app's are.
+@MainActor
+private final class IsolatedViewModel {
+    let greeting: String
+    let widget: Widget
+
+    init(widget: Widget) {
+        self.widget = widget
+        self.greeting = "hello \(widget.serial)"
+    }
+
+    init() {
+        self.widget = Widget(serial: 0)
+        self.greeting = "plain"
+    }
+}
+
 /// Records the container its factory's resolver ran in.
 private final class ContainerProbe: Sendable {
     let container: DIContainer
@@ -81,6 +98,46 @@ struct ResolutionTests {
         let screen = container.resolve(ProfileScreen.self)
 
         #expect(screen.title == "screen 14")
+    }
+
+    @Test @MainActor func aMainActorInitializerIsAutowired() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: 3) }.scope(.singleton)
+        container.register(mainActorAutowired: IsolatedViewModel.init(widget:))
+
+        let model = container.resolve(IsolatedViewModel.self)
+
+        #expect(model.greeting == "hello 3")
+        #expect(model.widget === container.resolve(Widget.self))
+    }
+
+    @Test func aMainActorAutowiredRegistrationOffTheMainActorIsTheMainActorError() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget(serial: 3) }
+        container.register(mainActorAutowired: IsolatedViewModel.init(widget:))
+        let outcome = Cell<ResolutionError>()
+
+        let finished = finishes("resolving a main-actor service on another thread") {
+            outcome.value = #expect(throws: ResolutionError.self) {
+                _ = try container.resolveThrowing(IsolatedViewModel.self)
+            }
+        }
+
+        #expect(finished)
+        #expect(outcome.value?.kind == .notOnMainActor)
+    }
+
+    @Test @MainActor func aMainActorFactoryMayTakeNoResolver() {
+        let container = DIContainer()
+        container.register(mainActorFactory: IsolatedViewModel.init as @MainActor @Sendable () -> IsolatedViewModel)
+        container.register(
+            ProfileScreen.self,
+            name: "closure",
+            mainActorFactory: { ProfileScreen(title: "no resolver") }
+        )
+
+        #expect(container.resolve(IsolatedViewModel.self).greeting == "plain")
+        #expect(container.resolve(ProfileScreen.self, name: "closure").title == "no resolver")
     }
 
     @Test @MainActor func aMainActorFactoryCanBeADependencyOnTheMainActor() throws {

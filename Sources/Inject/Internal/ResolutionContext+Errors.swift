@@ -116,8 +116,9 @@ extension ResolutionContext {
             // `let x: W? = r.resolve()` asks for `W?`, which falls back to `W`; neither is registered.
             let wrappedRequest = Describe.request(wrapped, name)
             fix = """
-                register \(wrappedRequest) (a request for \(Describe.type(type)) falls back to it), or call \
-                optional(\(Describe.type(wrapped)).self) where nil is an answer.
+                register \(wrappedRequest) (a request for \(Describe.type(type)) falls back to it), or, where nil \
+                is an answer, call optional(\(Describe.type(wrapped)).self) (r.optional() in a factory) or declare \
+                the property @OptionalInjected.
                 """
         }
         if let wrapped = (type as? any OptionalService.Type)?.wrappedType, let frame = frames.last,
