@@ -14,24 +14,10 @@
 final class InstanceSlot<T>: Gate, @unchecked Sendable {
     // @unchecked: `state` is only touched under its lock, `publishTo` only atomically; `T` is handed out as the
     // registration's contract says (see Docs/ThreadSafety.md).
-    private struct State {
-        var value: T?
-        weak var object: AnyObject?
-        var builder: ObjectIdentifier?
-        var waiters = 0
-        var generation = 0
-        /// Tasks waiting for the build under way, by waiter number.
-        var asyncWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
-        var nextWaiter = 0
-        /// How many builds started: the number of the one under way, while there is a builder.
-        var builds = 0
-        /// The latest build that threw, with its error, for the callers that waited for it.
-        var failure: (build: Int, error: any Error)?
-
-        func current(_ holdsWeakly: Bool) -> T? {
-            holdsWeakly ? object.map { $0 as! T } : value
-        }
-    }
+    //
+    // The state is not generic (the instance lives behind a raw pointer, read and written as a `T` only under the
+    // lock): unspecialised code that touched a `State<T>`, an `Optional<T>` or a `Step<T>` would look up their
+    // metadata in the runtime's cache on every read, which cost a cached `.scoped` read half its time.
 
     enum Failure: Error {
         /// The thread building the instance asked for it again (only ``LazySingleton`` can get here; the
@@ -42,7 +28,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         case sharedBuildFailed(any Error)
     }
 
-    private let state = Locked(State())
+    private let state = Locked(InstanceSlotState())
     private let service: Any.Type
     private let name: DIContainer.Name?
     private let holdsWeakly: Bool
@@ -67,8 +53,11 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
 
     /// The instance leaves its scope with the slot: `onRelease` runs, on the thread that let go of the slot.
     deinit {
-        if let onRelease, let value = state.withLock({ $0.value }) {
-            onRelease(value)
+        // No other reference is left: the state is read without the lock's contention, through it all the same.
+        if let storage = state.withLock({ $0.storage }) {
+            let value = storage.assumingMemoryBound(to: T.self).move()
+            storage.deallocate()
+            onRelease?(value)
         }
     }
 
@@ -80,33 +69,61 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     var label: String { Describe.service(service, name) }
 
     /// The stored instance, without building one.
-    var current: T? { state.withLock { $0.current(holdsWeakly) } }
+    var current: T? {
+        state.withLock { state -> T? in
+            if holdsWeakly {
+                return state.object.map { $0 as! T }
+            }
+            return state.storage.map { $0.assumingMemoryBound(to: T.self).pointee }
+        }
+    }
+
+    /// `value` in storage of its own, for ``InstanceSlotState/storage``.
+    private static func store(_ value: T) -> UnsafeMutableRawPointer {
+        let storage = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        storage.initialize(to: value)
+        return UnsafeMutableRawPointer(storage)
+    }
+
+    /// Frees `storage`, made by ``store(_:)``, and hands back the instance it held.
+    private static func release(_ storage: UnsafeMutableRawPointer) -> T {
+        let value = storage.assumingMemoryBound(to: T.self).move()
+        storage.deallocate()
+        return value
+    }
 
     /// Drops the stored instance; the next `instance` call builds again. `onRelease` runs for it, with no lock held.
     func reset() {
-        let dropped: T? = state.withLock { state in
+        let dropped = state.withLock { state in
             defer {
-                state.value = nil
+                state.storage = nil
                 state.object = nil
                 state.generation += 1
             }
-            return state.value
+            return state.storage
         }
-        if let onRelease, let dropped {
-            onRelease(dropped)
+        // Nobody reads the storage once the lock is let go: it is freed, and the instance released, outside it.
+        if let dropped {
+            let value = Self.release(dropped)
+            onRelease?(value)
         }
     }
 
     /// Stores `value` as the instance, as if it had just been built; a build under way is handed to its own caller
     /// but not kept. Not for slots that publish a singleton.
     func replace(with value: T) {
-        state.withLock { state in
+        let storage = holdsWeakly ? nil : Self.store(value)
+        let replaced = state.withLock { state in
+            defer { state.generation += 1 }
             if holdsWeakly {
                 state.object = value as AnyObject
-            } else {
-                state.value = value
+                return nil as UnsafeMutableRawPointer?
             }
-            state.generation += 1
+            defer { state.storage = storage }
+            return state.storage
+        }
+        if let replaced {
+            _ = Self.release(replaced)
         }
     }
 
@@ -120,9 +137,13 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     func instance(thread: ObjectIdentifier, build: () throws -> T) throws -> T {
         var awaited: Int?
         while true {
-            switch nextStep(for: thread, countingWaiter: true, awaited: awaited) {
-            case .ready(let value):
-                return value
+            let step: InstanceSlotStep
+            do {
+                return try storedInstance(for: thread, countingWaiter: true, awaited: awaited)
+            } catch {
+                step = error
+            }
+            switch step {
             case .recursion:
                 throw Failure.recursion
             case .failed(let error):
@@ -132,53 +153,64 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 defer { state.withLock { $0.waiters -= 1 } }
                 try Parking.shared.wait(for: self, thread: thread)
             case .build(let generation):
-                let value: T
-                do {
-                    value = try build()
-                } catch {
-                    finish(nil, generation: generation, error: error)
-                    throw error
-                }
-                finish(value, generation: generation)
-                return value
+                return try buildAndStore(generation: generation, build)
             }
         }
     }
 
-    /// What `builder` does next, decided under the lock: take the instance, take the error of the build it waited
-    /// for (`awaited`) if that build threw, become the builder, or wait (counted for ``Parking``'s wake-up when
-    /// `countingWaiter`).
-    private func nextStep(for builder: ObjectIdentifier, countingWaiter: Bool, awaited: Int?) -> Step {
-        state.withLock { state in
-            if let value = state.current(holdsWeakly) {
-                return .ready(value)
-            }
-            if let awaited, let failure = state.failure, failure.build == awaited {
-                return .failed(failure.error)
-            }
-            if let current = state.builder {
-                if current == builder {
-                    return .recursion
-                }
-                if countingWaiter {
-                    state.waiters += 1
-                }
-                return .wait(build: state.builds)
-            }
-            state.builder = builder
-            state.builds += 1
-            return .build(generation: state.generation)
+    /// Runs the build this caller became the builder of, then stores what it made (or keeps its error for those who
+    /// waited). Out of line: it handles a `T?`, whose metadata the read path above must not look up on every read.
+    @inline(never)
+    private func buildAndStore(generation: Int, _ build: () throws -> T) throws -> T {
+        let value: T
+        do {
+            value = try build()
+        } catch {
+            finish(nil, generation: generation, error: error)
+            throw error
         }
+        finish(value, generation: generation)
+        return value
     }
 
-    private enum Step {
-        case ready(T)
-        case recursion
-        /// The build the caller waited for threw this.
-        case failed(any Error)
-        /// Another caller is running build number `build`.
-        case wait(build: Int)
-        case build(generation: Int)
+    /// The stored instance, read under the lock; when there is none, what `builder` does instead, thrown: take the
+    /// error of the build it waited for (`awaited`) if that build threw, become the builder, or wait (counted for
+    /// ``Parking``'s wake-up when `countingWaiter`). A read of a stored instance touches no generic type but `T`
+    /// (no metadata lookup) and allocates nothing; the other outcomes box the step, once per build or wait.
+    private func storedInstance(
+        for builder: ObjectIdentifier,
+        countingWaiter: Bool,
+        awaited: Int?
+    ) throws(InstanceSlotStep) -> T {
+        do {
+            return try state.withLock { state throws -> T in
+                if holdsWeakly {
+                    if let object = state.object {
+                        return object as! T
+                    }
+                } else if let storage = state.storage {
+                    return storage.assumingMemoryBound(to: T.self).pointee
+                }
+                if let awaited, let failure = state.failure, failure.build == awaited {
+                    throw InstanceSlotStep.failed(failure.error)
+                }
+                if let current = state.builder {
+                    if current == builder {
+                        throw InstanceSlotStep.recursion
+                    }
+                    if countingWaiter {
+                        state.waiters += 1
+                    }
+                    throw InstanceSlotStep.wait(build: state.builds)
+                }
+                state.builder = builder
+                state.builds += 1
+                throw InstanceSlotStep.build(generation: state.generation)
+            }
+        } catch {
+            // Only the closure above throws, and only steps.
+            throw error as! InstanceSlotStep
+        }
     }
 
     /// The stored instance, or the one `build` makes, which is then stored: the async form of
@@ -199,9 +231,13 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     ) async throws -> T {
         var awaited: Int?
         while true {
-            switch nextStep(for: builder, countingWaiter: false, awaited: awaited) {
-            case .ready(let value):
-                return value
+            let step: InstanceSlotStep
+            do {
+                return try storedInstance(for: builder, countingWaiter: false, awaited: awaited)
+            } catch {
+                step = error
+            }
+            switch step {
             case .recursion:
                 throw Failure.recursion
             case .failed(let error):
@@ -210,17 +246,23 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 awaited = build
                 try await waitForBuild(waiter)
             case .build(let generation):
-                let value: T
-                do {
-                    value = try await build()
-                } catch {
-                    finish(nil, generation: generation, error: error)
-                    throw error
-                }
-                finish(value, generation: generation)
-                return value
+                return try await buildAndStore(generation: generation, build)
             }
         }
+    }
+
+    /// ``buildAndStore(generation:_:)`` for an async build.
+    @inline(never)
+    private func buildAndStore(generation: Int, _ build: () async throws -> T) async throws -> T {
+        let value: T
+        do {
+            value = try await build()
+        } catch {
+            finish(nil, generation: generation, error: error)
+            throw error
+        }
+        finish(value, generation: generation)
+        return value
     }
 
     /// Suspends until the build under way ends (or the task is cancelled). The decision to suspend and the
@@ -245,7 +287,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                     if Task.isCancelled {
                         return .failure(CancellationError())
                     }
-                    if state.builder == nil || state.current(holdsWeakly) != nil {
+                    if state.builder == nil || state.holdsInstance(weakly: holdsWeakly) {
                         return .success(())
                     }
                     state.asyncWaiters.append((id, continuation))
@@ -267,28 +309,37 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     /// that waited for it (a cancellation excepted: the build stopped for its own caller, not for them, so one of
     /// them builds again). Then wakes them.
     private func finish(_ value: T?, generation: Int, error: (any Error)? = nil) {
-        let (stored, wake, waiting): (Bool, Bool, [CheckedContinuation<Void, any Error>]) = state.withLock { state in
-            defer { state.asyncWaiters.removeAll() }
-            state.builder = nil
-            if let error, !(error is CancellationError) {
-                state.failure = (state.builds, error)
-            } else if value != nil {
-                // Nobody can still want an older failure: its waiters find this instance first.
-                state.failure = nil
-            }
-            var stored = false
-            if let value, state.generation == generation {
-                if holdsWeakly {
-                    // A value type cannot be held weakly: it is handed out, not kept (`.weak` acts as `.transient`).
-                    if Swift.type(of: value as Any) is AnyObject.Type {
-                        state.object = value as AnyObject
-                    }
-                } else {
-                    state.value = value
+        // Made outside the lock; freed again if the slot does not keep it.
+        let storage = value.flatMap { holdsWeakly ? nil : Self.store($0) }
+        let (stored, unused, wake, waiting):
+            (Bool, UnsafeMutableRawPointer?, Bool, [CheckedContinuation<Void, any Error>]) = state.withLock { state in
+                defer { state.asyncWaiters.removeAll() }
+                state.builder = nil
+                if let error, !(error is CancellationError) {
+                    state.failure = (state.builds, error)
+                } else if value != nil {
+                    // Nobody can still want an older failure: its waiters find this instance first.
+                    state.failure = nil
                 }
-                stored = true
+                var stored = false
+                var unused = storage
+                if let value, state.generation == generation {
+                    if holdsWeakly {
+                        // A value type cannot be held weakly: it is handed out, not kept (`.weak` acts as
+                        // `.transient`).
+                        if Swift.type(of: value as Any) is AnyObject.Type {
+                            state.object = value as AnyObject
+                        }
+                    } else {
+                        unused = state.storage
+                        state.storage = storage
+                    }
+                    stored = true
+                }
+                return (stored, unused, state.waiters > 0, state.asyncWaiters.map(\.continuation))
             }
-            return (stored, state.waiters > 0, state.asyncWaiters.map(\.continuation))
+        if let unused {
+            _ = Self.release(unused)
         }
         if stored, let value, let publishTo {
             publishTo.publishValueOnce(value)
@@ -300,4 +351,38 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             continuation.resume()
         }
     }
+}
+
+/// An ``InstanceSlot``'s state, behind its lock. Not generic, so that unspecialised code reads it with no metadata
+/// lookup: the instance is a `T` in storage of its own, which only the slot reads and writes as a `T`.
+private struct InstanceSlotState {
+    /// The instance, held strongly: an initialised `T` that the slot allocated, or `nil`.
+    var storage: UnsafeMutableRawPointer?
+    /// The instance of a slot that holds it weakly.
+    weak var object: AnyObject?
+    var builder: ObjectIdentifier?
+    var waiters = 0
+    var generation = 0
+    /// Tasks waiting for the build under way, by waiter number.
+    var asyncWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    var nextWaiter = 0
+    /// How many builds started: the number of the one under way, while there is a builder.
+    var builds = 0
+    /// The latest build that threw, with its error, for the callers that waited for it.
+    var failure: (build: Int, error: any Error)?
+
+    func holdsInstance(weakly: Bool) -> Bool {
+        weakly ? object != nil : storage != nil
+    }
+}
+
+/// What a caller of ``InstanceSlot`` does next when there is no instance to take, decided under its lock: thrown by
+/// the read, so that the read returns the instance itself, with no `Optional<T>` around it.
+private enum InstanceSlotStep: Error {
+    case recursion
+    /// The build the caller waited for threw this.
+    case failed(any Error)
+    /// Another caller is running build number `build`.
+    case wait(build: Int)
+    case build(generation: Int)
 }
