@@ -32,14 +32,28 @@ extension DIContainer {
         let wasDelivering = context.isDeliveringEvents
         context.isDeliveringEvents = true
         defer { context.isDeliveringEvents = wasDelivering }
+        // Lineages are a few containers deep: linear searches beat hashing, and each container's observers are
+        // read (under its lock) once for all the events.
+        var observersOf: [(container: DIContainer, observers: [@Sendable (BuildEvent) -> Void])] = []
+        func notify(_ container: DIContainer, _ event: BuildEvent) {
+            let observers: [@Sendable (BuildEvent) -> Void]
+            if let known = observersOf.first(where: { $0.container === container }) {
+                observers = known.observers
+            } else {
+                observers = container.state.withLock { $0.buildObservers }
+                observersOf.append((container, observers))
+            }
+            for observer in observers {
+                observer(event)
+            }
+        }
         let topLineage = top.map { Array($0.lineage) } ?? []
         for (event, home) in events {
-            var notified: Set<ObjectIdentifier> = []
-            for container in topLineage + Array(home.lineage)
-            where notified.insert(ObjectIdentifier(container)).inserted {
-                for observer in container.state.withLock({ $0.buildObservers }) {
-                    observer(event)
-                }
+            for container in topLineage {
+                notify(container, event)
+            }
+            for container in home.lineage where !topLineage.contains(where: { $0 === container }) {
+                notify(container, event)
             }
         }
     }
