@@ -13,10 +13,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 inject=$(cd "${1:-$here/..}" && pwd)
 flags=()
-workloads=(register singleton argument chain chain-autowired injected resolves validate)
+workloads=(register singleton argument chain chain-autowired injected resolves scoped request validate)
 if [ "${2:-}" = "--core-only" ]; then
   flags=(-Xswiftc -DONLY_CORE)
-  workloads=(register singleton chain injected resolves validate)
+  workloads=(register singleton chain injected resolves scoped request validate)
 fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -34,6 +34,8 @@ for workload in "${workloads[@]}"; do
     register) runs=20 ops=20000 unit="per registration" ;;
     validate) runs=3 ops=3 unit="per validate() of 1,000 services" ;;
     injected | resolves) runs=100000 ops=100000 unit="per object with three services" ;;
+    scoped) runs=100000 ops=100000 unit="per resolve of a built .scoped service through its child" ;;
+    request) runs=20000 ops=20000 unit="per request: child, registration, handler over a .scoped service, release" ;;
     chain | chain-autowired) runs=100000 ops=100000 unit="per resolve of a 3-deep transient chain" ;;
     *) runs=100000 ops=100000 unit="per resolve" ;;
   esac

@@ -93,6 +93,37 @@ func randomGraph() -> DIContainer {
     return container
 }
 
+/// A server's request scope: app-wide singletons in the root, per-request `.scoped` services, a child per request.
+final class RequestContext: Sendable {
+    let id: Int
+    init(id: Int) { self.id = id }
+}
+final class Transaction: Sendable {
+    let pool: Leaf
+    let context: RequestContext
+    init(pool: Leaf, context: RequestContext) {
+        self.pool = pool
+        self.context = context
+    }
+}
+final class Handler: Sendable {
+    let transaction: Transaction
+    let context: RequestContext
+    init(transaction: Transaction, context: RequestContext) {
+        self.transaction = transaction
+        self.context = context
+    }
+}
+
+let server: DIContainer = {
+    let container = DIContainer()
+    container.register(Leaf.self) { _ in Leaf() }.scope(.singleton)
+    container.register(Transaction.self) { r in try Transaction(pool: r.resolve(), context: r.resolve()) }
+        .scope(.scoped)
+    container.register(Handler.self) { r in try Handler(transaction: r.resolve(), context: r.resolve()) }
+    return container
+}()
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let count = Int(arguments[2]) else {
     fatalError("usage: InstructionCounts <workload> <count>")
@@ -119,6 +150,18 @@ guard arguments.count == 3, let count = Int(arguments[2]) else {
         for _ in 0..<count {
             let services = viewModelServices
             blackHole(ViewModel(a: services.resolve(), b: services.resolve(), c: services.resolve()))
+        }
+    case "scoped":  // a built .scoped instance, read through the child that holds it
+        let request = server.makeChild()
+        request.register(RequestContext.self) { _ in RequestContext(id: 0) }
+        blackHole(request.resolve(Transaction.self))
+        for _ in 0..<count { blackHole(request.resolve(Transaction.self)) }
+    case "request":  // one request: a child, its context registered, a handler over a .scoped service, released
+        blackHole(server.resolve(Leaf.self))
+        for index in 0..<count {
+            let request = server.makeChild()
+            request.register(RequestContext.self) { _ in RequestContext(id: index) }
+            blackHole(request.resolve(Handler.self))
         }
     case "validate":
         let container = randomGraph()
