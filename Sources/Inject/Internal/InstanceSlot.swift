@@ -3,7 +3,9 @@
 /// `instance(thread:build:)` runs `build` exactly once, even when many threads ask at once: the first caller
 /// becomes the builder, the others wait in ``Parking`` (not on a lock held by the builder) and then read the
 /// result. A build that throws stores nothing, so the next caller builds again. `reset()` drops the instance; a
-/// build that was under way when `reset()` ran hands its instance to its own caller but does not store it.
+/// build that was under way when `reset()` ran hands its instance to its own caller and to the callers waiting for
+/// it, but does not store it: they asked before the reset, and get the instance of the build they waited for, rather
+/// than running the factory again (after a registration was replaced, its old factory).
 ///
 /// `instanceAsync(builder:waiter:build:)` is the same gate for async resolutions: a task that finds a build under
 /// way registers its continuation, under the slot's lock, and suspends; the build's end resumes every waiter, also
@@ -54,9 +56,12 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     /// The instance leaves its scope with the slot: `onRelease` runs, on the thread that let go of the slot.
     deinit {
         // No other reference is left: the state is read without the lock's contention, through it all the same.
-        if let storage = state.withLock({ $0.storage }) {
-            let value = storage.assumingMemoryBound(to: T.self).move()
-            storage.deallocate()
+        let (storage, handoff) = state.withLock { ($0.storage, $0.handoff?.storage) }
+        if let handoff {
+            _ = Self.release(handoff)
+        }
+        if let storage {
+            let value = Self.release(storage)
             onRelease?(value)
         }
     }
@@ -64,7 +69,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     var builder: ObjectIdentifier? { state.withLock { $0.builder } }
 
     /// How many callers wait for the build under way: threads parked and tasks suspended.
-    var waitingCount: Int { state.withLock { $0.waiters + $0.asyncWaiters.count } }
+    var waitingCount: Int { state.withLock { $0.waiters + $0.asyncWaiting } }
 
     var label: String { Describe.service(service, name) }
 
@@ -94,15 +99,19 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
 
     /// Drops the stored instance; the next `instance` call builds again. `onRelease` runs for it, with no lock held.
     func reset() {
-        let dropped = state.withLock { state in
+        let (dropped, handoff) = state.withLock { state in
             defer {
                 state.storage = nil
                 state.object = nil
+                state.handoff = nil
                 state.generation += 1
             }
-            return state.storage
+            return (state.storage, state.handoff?.storage)
         }
         // Nobody reads the storage once the lock is let go: it is freed, and the instance released, outside it.
+        if let handoff {
+            _ = Self.release(handoff)
+        }
         if let dropped {
             let value = Self.release(dropped)
             onRelease?(value)
@@ -191,6 +200,18 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 } else if let storage = state.storage {
                     return storage.assumingMemoryBound(to: T.self).pointee
                 }
+                if let awaited, let handoff = state.handoff, handoff.build == awaited {
+                    // The build this caller waited for made an instance that the slot did not keep.
+                    let instance = handoff.storage.assumingMemoryBound(to: T.self)
+                    guard handoff.waiters <= 1 else {
+                        state.handoff?.waiters -= 1
+                        return instance.pointee
+                    }
+                    // The last of its waiters takes it over: moved out, so that nothing is released under the lock.
+                    state.handoff = nil
+                    defer { handoff.storage.deallocate() }
+                    return instance.move()
+                }
                 if let awaited, let failure = state.failure, failure.build == awaited {
                     throw InstanceSlotStep.failed(failure.error)
                 }
@@ -200,6 +221,8 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                     }
                     if countingWaiter {
                         state.waiters += 1
+                    } else {
+                        state.asyncWaiting += 1
                     }
                     throw InstanceSlotStep.wait(build: state.builds)
                 }
@@ -244,6 +267,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 throw Failure.sharedBuildFailed(error)
             case .wait(let build):
                 awaited = build
+                defer { state.withLock { $0.asyncWaiting -= 1 } }
                 try await waitForBuild(waiter)
             case .build(let generation):
                 return try await buildAndStore(generation: generation, build)
@@ -311,35 +335,46 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     private func finish(_ value: T?, generation: Int, error: (any Error)? = nil) {
         // Made outside the lock; freed again if the slot does not keep it.
         let storage = value.flatMap { holdsWeakly ? nil : Self.store($0) }
-        let (stored, unused, wake, waiting):
-            (Bool, UnsafeMutableRawPointer?, Bool, [CheckedContinuation<Void, any Error>]) = state.withLock { state in
-                defer { state.asyncWaiters.removeAll() }
-                state.builder = nil
-                if let error, !(error is CancellationError) {
-                    state.failure = (state.builds, error)
-                } else if value != nil {
-                    // Nobody can still want an older failure: its waiters find this instance first.
-                    state.failure = nil
-                }
-                var stored = false
-                var unused = storage
-                if let value, state.generation == generation {
-                    if holdsWeakly {
-                        // A value type cannot be held weakly: it is handed out, not kept (`.weak` acts as
-                        // `.transient`).
-                        if Swift.type(of: value as Any) is AnyObject.Type {
-                            state.object = value as AnyObject
-                        }
-                    } else {
-                        unused = state.storage
-                        state.storage = storage
+        let (stored, unused, handedOff, wake, waiting):
+            (Bool, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Bool, [CheckedContinuation<Void, any Error>]) =
+                state.withLock { state in
+                    defer { state.asyncWaiters.removeAll() }
+                    state.builder = nil
+                    // An older build's hand-off: its waiters have all come back, or found a stored instance first.
+                    let handedOff = state.handoff?.storage
+                    state.handoff = nil
+                    if let error, !(error is CancellationError) {
+                        state.failure = (state.builds, error)
+                    } else if value != nil {
+                        // Nobody can still want an older failure: its waiters find this instance first.
+                        state.failure = nil
                     }
-                    stored = true
+                    var stored = false
+                    var unused = storage
+                    if let value, state.generation == generation {
+                        if holdsWeakly {
+                            // A value type cannot be held weakly: it is handed out, not kept (`.weak` acts as
+                            // `.transient`).
+                            if Swift.type(of: value as Any) is AnyObject.Type {
+                                state.object = value as AnyObject
+                            }
+                        } else {
+                            unused = state.storage
+                            state.storage = storage
+                        }
+                        stored = true
+                    } else if let storage, state.waiters + state.asyncWaiting > 0 {
+                        // A reset (or the replacement of the registration) while it was built: not kept, but handed to
+                        // the callers that waited for this build, as its own caller gets it.
+                        state.handoff = (state.builds, storage, state.waiters + state.asyncWaiting)
+                        unused = nil
+                    }
+                    return (stored, unused, handedOff, state.waiters > 0, state.asyncWaiters.map(\.continuation))
                 }
-                return (stored, unused, state.waiters > 0, state.asyncWaiters.map(\.continuation))
+        for storage in [unused, handedOff] {
+            if let storage {
+                _ = Self.release(storage)
             }
-        if let unused {
-            _ = Self.release(unused)
         }
         if stored, let value, let publishTo {
             publishTo.publishValueOnce(value)
@@ -365,6 +400,11 @@ private struct InstanceSlotState {
     var generation = 0
     /// Tasks waiting for the build under way, by waiter number.
     var asyncWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// How many tasks are waiting for a build, suspended or about to be (``waiters`` counts threads).
+    var asyncWaiting = 0
+    /// The instance of the latest build when the slot did not keep it (reset, or its registration replaced, while it
+    /// was built), for the callers that waited for that build, and how many of them have not taken it yet.
+    var handoff: (build: Int, storage: UnsafeMutableRawPointer, waiters: Int)?
     var nextWaiter = 0
     /// How many builds started: the number of the one under way, while there is a builder.
     var builds = 0
