@@ -333,6 +333,46 @@ struct ThreadSafetyTests {
         #expect(wrong.value == 0)
     }
 
+    @Test func aSingletonReRegisteredWhileThreadsResolveIsBuiltAtMostOncePerRegistration() {
+        let container = DIContainer()
+        let builds = Collector<Int>()
+        let versions = 500
+        container.register { Service(id: 0) }.scope(.singleton)
+        let done = Cell<Bool>()
+        let resolved = Counter()
+
+        finishes(within: 60, "re-registering a singleton while four threads resolve it") {
+            onThreadsAtOnce(5) { worker in
+                if worker == 0 {
+                    for version in 1...versions {
+                        container.register {
+                            builds.append(version)
+                            Thread.sleep(forTimeInterval: 0.000_02)  // long enough for others to wait for it
+                            return Service(id: version)
+                        }
+                        .scope(.singleton)
+                        // Let the resolvers reach this registration before the next one replaces it.
+                        let before = resolved.value
+                        while resolved.value < before + 4 {
+                            sched_yield()
+                        }
+                    }
+                    done.value = true
+                } else {
+                    while done.value != true {
+                        _ = container.resolve(Service.self)
+                        _ = resolved.increment()
+                    }
+                }
+            }
+        }
+
+        let counts = Dictionary(builds.values.map { ($0, 1) }, uniquingKeysWith: +)
+        let twice = counts.filter { $0.value > 1 }.keys.sorted()
+        #expect(twice.isEmpty, "\(twice.count) registrations' factories ran more than once, e.g. \(twice.prefix(5))")
+        #expect(resolved.value >= 4 * versions, "the resolves did not overlap the registrations")
+    }
+
     @Test func lazySingletonBuildsOnceAcrossThreads() {
         let builds = Counter()
         let lazy = LazySingleton { () -> Service in

@@ -175,6 +175,9 @@ extension AsyncResolution {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
         } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.sharedBuildFailed(error, building: entry) }
+        } catch InstanceSlot<T>.Failure.retired {
+            let replacement = try ResolutionContext.current.replacement(of: entry)
+            return try await instance(of: replacement, owner: entry.owner, through: home, argument, parent: parent)
         }
     }
 

@@ -39,7 +39,7 @@ extension EntryBase {
                 forward.endConfiguring()
             }
         }
-        previous?.dropCachedInstance()
+        previous?.retireCachedInstance()
     }
 
     /// Whether the registration chain that made this entry is still open.

@@ -359,6 +359,10 @@ class EntryBase: @unchecked Sendable {
     /// Drops the instance the entry's own slot caches, if it made one. A published singleton stays published.
     func dropCachedInstance() {}
 
+    /// Drops the cached instance for good: a later registration replaced this one. Resolves that still reach this
+    /// entry resolve its replacement instead of running this factory again.
+    func retireCachedInstance() {}
+
     /// Builds the entry for `validate()`, as a resolve through `container` would. Overridden by ``Entry``.
     func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {}
 
@@ -509,6 +513,14 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
             publishTo: code == Scope.Code.singleton && !isMainActor ? cells + Cell.published : nil
         )
         return (cells + Cell.slot).publishOnce(made)
+    }
+
+    override func retireCachedInstance() {
+        if argumentKeying != nil {
+            dropCachedInstance()
+        } else {
+            (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.retire()
+        }
     }
 
     override func dropCachedInstance() {

@@ -28,6 +28,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         /// The build this caller waited for threw `error`. Every caller that waited for that build gets its error,
         /// rather than running the failing factory again one after another; the next caller builds again.
         case sharedBuildFailed(any Error)
+        /// The registration was replaced and its instance dropped (``retire()``): the caller resolves the
+        /// registration that replaced it, rather than running the old factory again.
+        case retired
     }
 
     private let state = Locked(InstanceSlotState())
@@ -118,6 +121,13 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         }
     }
 
+    /// Drops the stored instance for good: its registration was replaced. A build under way still ends for its
+    /// caller and those waiting for it; no build starts after this (callers get ``Failure/retired``).
+    func retire() {
+        state.withLock { $0.retired = true }
+        reset()
+    }
+
     /// Stores `value` as the instance, as if it had just been built; a build under way is handed to its own caller
     /// but not kept. Not for slots that publish a singleton.
     func replace(with value: T) {
@@ -144,7 +154,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     /// - Throws: What `build` throws, ``Failure/recursion``, ``Failure/sharedBuildFailed(_:)`` (the build this
     ///   caller waited for threw), or ``Parking/Deadlock``.
     func instance(thread: ObjectIdentifier, build: () throws -> T) throws -> T {
-        var awaited: Int?
+        var awaited: AwaitedBuild?
         while true {
             let step: InstanceSlotStep
             do {
@@ -155,6 +165,8 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             switch step {
             case .recursion:
                 throw Failure.recursion
+            case .retired:
+                throw Failure.retired
             case .failed(let error):
                 throw Failure.sharedBuildFailed(error)
             case .wait(let build):
@@ -189,7 +201,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     private func storedInstance(
         for builder: ObjectIdentifier,
         countingWaiter: Bool,
-        awaited: Int?
+        awaited: AwaitedBuild?
     ) throws(InstanceSlotStep) -> T {
         do {
             return try state.withLock { state throws -> T in
@@ -200,7 +212,11 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 } else if let storage = state.storage {
                     return storage.assumingMemoryBound(to: T.self).pointee
                 }
-                if let awaited, let handoff = state.handoff, handoff.build == awaited {
+                if let awaited, let handoff = state.handoff, handoff.build == awaited.build,
+                    awaited.generation == handoff.generation
+                {
+                    // Only for a caller that waited since before the reset: one that came after it must not get an
+                    // instance the reset left behind, while the next build gives the others a new one.
                     // The build this caller waited for made an instance that the slot did not keep.
                     let instance = handoff.storage.assumingMemoryBound(to: T.self)
                     guard handoff.waiters <= 1 else {
@@ -212,8 +228,11 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                     defer { handoff.storage.deallocate() }
                     return instance.move()
                 }
-                if let awaited, let failure = state.failure, failure.build == awaited {
+                if let awaited, let failure = state.failure, failure.build == awaited.build {
                     throw InstanceSlotStep.failed(failure.error)
+                }
+                if state.retired, state.builder == nil {
+                    throw InstanceSlotStep.retired
                 }
                 if let current = state.builder {
                     if current == builder {
@@ -224,7 +243,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                     } else {
                         state.asyncWaiting += 1
                     }
-                    throw InstanceSlotStep.wait(build: state.builds)
+                    throw InstanceSlotStep.wait(AwaitedBuild(build: state.builds, generation: state.generation))
                 }
                 state.builder = builder
                 state.builds += 1
@@ -252,7 +271,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         waiter: AsyncWaits.Waiter?,
         build: () async throws -> T
     ) async throws -> T {
-        var awaited: Int?
+        var awaited: AwaitedBuild?
         while true {
             let step: InstanceSlotStep
             do {
@@ -263,6 +282,8 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             switch step {
             case .recursion:
                 throw Failure.recursion
+            case .retired:
+                throw Failure.retired
             case .failed(let error):
                 throw Failure.sharedBuildFailed(error)
             case .wait(let build):
@@ -366,7 +387,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                     } else if let storage, state.waiters + state.asyncWaiting > 0 {
                         // A reset (or the replacement of the registration) while it was built: not kept, but handed to
                         // the callers that waited for this build, as its own caller gets it.
-                        state.handoff = (state.builds, storage, state.waiters + state.asyncWaiting)
+                        state.handoff = (state.builds, generation, storage, state.waiters + state.asyncWaiting)
                         unused = nil
                     }
                     return (stored, unused, handedOff, state.waiters > 0, state.asyncWaiters.map(\.continuation))
@@ -404,7 +425,9 @@ private struct InstanceSlotState {
     var asyncWaiting = 0
     /// The instance of the latest build when the slot did not keep it (reset, or its registration replaced, while it
     /// was built), for the callers that waited for that build, and how many of them have not taken it yet.
-    var handoff: (build: Int, storage: UnsafeMutableRawPointer, waiters: Int)?
+    var handoff: (build: Int, generation: Int, storage: UnsafeMutableRawPointer, waiters: Int)?
+    /// The registration was replaced: no build starts any more.
+    var retired = false
     var nextWaiter = 0
     /// How many builds started: the number of the one under way, while there is a builder.
     var builds = 0
@@ -416,13 +439,22 @@ private struct InstanceSlotState {
     }
 }
 
+/// The build a caller of ``InstanceSlot`` waits for: its number, and the slot's generation (its count of resets)
+/// when the caller began to wait.
+private struct AwaitedBuild {
+    let build: Int
+    let generation: Int
+}
+
 /// What a caller of ``InstanceSlot`` does next when there is no instance to take, decided under its lock: thrown by
 /// the read, so that the read returns the instance itself, with no `Optional<T>` around it.
 private enum InstanceSlotStep: Error {
     case recursion
+    /// No instance, and no build may start: the registration was replaced.
+    case retired
     /// The build the caller waited for threw this.
     case failed(any Error)
-    /// Another caller is running build number `build`.
-    case wait(build: Int)
+    /// Another caller is running a build: which, and the slot's generation when this caller began to wait for it.
+    case wait(AwaitedBuild)
     case build(generation: Int)
 }

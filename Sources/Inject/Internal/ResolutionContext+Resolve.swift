@@ -333,7 +333,26 @@ extension ResolutionContext {
             throw cycle(at: frames.count, closedBy: entry)
         } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
             throw sharedBuildFailed(error, building: entry)
+        } catch InstanceSlot<T>.Failure.retired {
+            return try instance(of: replacement(of: entry), owner: entry.owner, through: home, argument)
         }
+    }
+
+    /// The registration that replaced `entry` in its container, for a resolve that reached `entry` before the
+    /// replacement and found its instance dropped.
+    @inline(never)
+    func replacement<T>(of entry: Entry<T>) throws -> Entry<T> {
+        guard let current = entry.owner.table.find(entry.key)?.visible(to: identity), current !== entry else {
+            throw ResolutionError(
+                kind: .invalidRegistration,
+                service: entry.label,
+                path: frames.map(\.entry.label) + [entry.label],
+                registration: entry.location,
+                headline: "\(entry.label), registered at \(entry.location), was replaced while it was resolved.",
+                fix: "resolve it again."
+            )
+        }
+        return unsafeDowncast(current, to: Entry<T>.self)
     }
 
     /// Builds a new instance of `entry`: factory, then `resolveProperties`, with a frame on the stack throughout.
