@@ -16,7 +16,9 @@
 /// Property wrappers cannot throw: a service that cannot be resolved traps with the whole ``ResolutionError`` text,
 /// naming the property's declaration (`@Injected Cart at Shop/HomeScreen.swift:12`). Under
 /// ``DIContainer/validate()`` the failure is reported instead, and validation goes on; the property then traps only
-/// if it is read.
+/// if it is read. In a factory that `resolveAsync` or `warmUp()` runs, the failure fails that factory's build
+/// instead, as if the factory had thrown it: `resolveAsync` throws it, and `warmUp()` builds again once the async
+/// singleton the property needs is built.
 @propertyWrapper
 public struct Injected<Service> {
     @usableFromInline

@@ -38,7 +38,46 @@ private final class Concurrency: @unchecked Sendable {
     }
 }
 
+/// Holds the async-built `Database` through a wrapper, as an app's store does.
+private final class NotesStore: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, when the store is made.
+    @Injected var database: Database
+}
+
 struct WarmUpTests {
+    @Test func anEagerSingletonWhoseWrapperReadsAnEagerAsyncSingletonIsBuiltAfterIt() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { (_: DIResolver) async throws in
+            try await Task.sleep(nanoseconds: 20_000_000)
+            return Database()
+        }
+        .scope(.singleton)
+        .eager()
+        container.register(NotesStore.self) { NotesStore() }.scope(.singleton).eager()
+
+        #expect(await container.validationReportAsync().isValid)
+        let finished = await completes("warmUp() with a wrapper reading an async singleton") {
+            try await container.warmUp()
+        }
+
+        _ = try #require(try finished?.get())
+        #expect(container.resolve(NotesStore.self).database === container.resolve(Database.self))
+    }
+
+    @Test func aWrapperThatCannotResolveFailsTheAsyncResolveInsteadOfTrapping() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { (_: DIResolver) async in Database() }.scope(.singleton)
+        container.register(NotesStore.self) { NotesStore() }
+
+        let error = try await #require(throws: ResolutionError.self) {
+            try await container.resolveAsync(NotesStore.self)
+        }
+
+        #expect(error.kind == .notBuiltYet, "\(error)")
+        #expect(error.description.contains("@Injected Database at"), "\(error)")
+        _ = try await container.resolveAsync(Database.self)
+        #expect(try await container.resolveAsync(NotesStore.self).database === container.resolve(Database.self))
+    }
     @Test func everyEagerRegistrationIsBuiltOnceAndTheyOverlap() async throws {
         let container = DIContainer()
         let concurrency = Concurrency()

@@ -407,7 +407,21 @@ extension ResolutionContext {
                 }
             }
         }
-        let value = try runFactory(entry, in: home, code, argument)
+        let value: T
+        do {
+            value = try runFactory(entry, in: home, code, argument)
+        } catch {
+            // The factory's own error wins; a wrapper failure it left must not fail the next build on this thread.
+            if asyncResolution != nil {
+                _ = takeDeferredWrapperFailure()
+            }
+            throw error
+        }
+        if asyncResolution != nil, let failure = takeDeferredWrapperFailure() {
+            // A property wrapper of the object the factory made could not resolve: the build fails, as if the
+            // factory had thrown, and nothing is kept.
+            throw failure
+        }
         built = true
         return value
     }

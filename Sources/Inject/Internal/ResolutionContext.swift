@@ -225,6 +225,23 @@ final class ResolutionContext {
     /// real container they override. Read only while ``DIContainer/overridesBeingMade`` is above zero.
     var overridesBeingMade: (registry: DIContainer, target: DIContainer)?
 
+    /// The first failure of a property wrapper initialised by the factory running on this thread for an async
+    /// resolution, which fails that factory's build once it returns (see ``WrapperResolution/keep(_:site:)``).
+    private var deferredWrapperFailure: ResolutionError?
+
+    /// Keeps `failure` for the build under way, unless one is kept already.
+    func deferWrapperFailure(_ failure: ResolutionError) {
+        if deferredWrapperFailure == nil {
+            deferredWrapperFailure = failure
+        }
+    }
+
+    /// The wrapper failure kept for the build that just returned, once.
+    func takeDeferredWrapperFailure() -> ResolutionError? {
+        defer { deferredWrapperFailure = nil }
+        return deferredWrapperFailure
+    }
+
     /// Whether this thread is running ``DIContainer/onBuild(_:)`` observers: what they build is not an event, or an
     /// observer that resolves a `.graph` service would be called for its own build, and so on forever.
     var isDeliveringEvents: Bool {

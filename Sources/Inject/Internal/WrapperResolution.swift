@@ -63,10 +63,20 @@ enum WrapperResolution {
     }
 
     /// A wrapper's resolve failed. Under `validate()` the failure, naming the property, is recorded and kept, so
-    /// that validation goes on and reports everything else; anywhere else it traps, naming the property.
+    /// that validation goes on and reports everything else. In a factory that an async resolution (`resolveAsync`,
+    /// `warmUp()`) runs, it is kept too, and fails that factory's build as if the factory had thrown it: the caller
+    /// gets the error, and `warmUp()` builds again, once the async singleton the property needs is built. Anywhere
+    /// else it traps, naming the property.
     static func keep(_ error: any Error, site: PropertySite) -> WrapperFailure {
         let named = named(error, site: site)
         guard let recorder = activeRecorder else {
+            if let raw = c_inject_get_thread_context() {
+                let context = Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue()
+                if context.isResolving, context.asyncResolution != nil {
+                    context.deferWrapperFailure(named)
+                    return WrapperFailure(error: named, site: site)
+                }
+            }
             fatalError(named.description, file: site.file, line: site.line)
         }
         recorder.recordFailure(named)
