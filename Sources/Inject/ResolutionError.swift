@@ -64,6 +64,9 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
     /// explains it: the fix that names that container (`register X in DIContainer.shared`), for
     /// ``asked(by:atDepth:)`` to use when a property wrapper made the request; `nil` otherwise.
     let fixThroughShared: String?
+    /// Whether the request fails whoever resolves, from whatever thread: for `validate()`, which reports such a
+    /// ``Kind/notOnMainActor`` failure as an error rather than as a registration it could not build.
+    let failsFromEveryCaller: Bool
 
     /// The lines after the headline (path, details, fix), without indentation, for validation reports.
     var detailLines: [String] {
@@ -79,7 +82,8 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         headline: String,
         details: [String] = [],
         fix: String,
-        fixThroughShared: String? = nil
+        fixThroughShared: String? = nil,
+        failsFromEveryCaller: Bool = false
     ) {
         self.kind = kind
         self.service = service
@@ -90,6 +94,7 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         self.details = details
         self.fix = fix
         self.fixThroughShared = fixThroughShared
+        self.failsFromEveryCaller = failsFromEveryCaller
         self.description =
             (["Inject: \(headline)", "  path: \(path.joined(separator: " -> "))"] + details.map { "  \($0)" } + [
                 "  fix: \(fix)"
@@ -146,7 +151,8 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
             underlying: underlying,
             headline: headline,
             details: details,
-            fix: fix
+            fix: fix,
+            failsFromEveryCaller: failsFromEveryCaller
         )
     }
 }

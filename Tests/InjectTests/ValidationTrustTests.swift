@@ -643,6 +643,39 @@ struct ValidationQuietnessTests {
         #expect(container.validationReport().problems.isEmpty)
     }
 
+    @Test func anAsyncFactoryReadingAMainActorServiceSynchronouslyIsAnError() async throws {
+        let container = DIContainer()
+        container.register(Cart.self, mainActorFactory: { _ in Cart() })
+        let line = #line + 1
+        container.register(Ledger.self) { (r: DIResolver) async throws in
+            _ = try r.resolve(Cart.self)  // an async factory never runs on the main actor: this always fails
+            return Ledger()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let problem = try #require(report.errors.first, "\(report)")
+        #expect(problem.location == registeredAt(line), "\(problem)")
+        #expect(problem.message.contains("an async factory never runs on the main actor"), "\(problem)")
+        #expect(problem.description.contains("try await r.resolveAsync(Cart.self)"), "\(problem)")
+        let error = try await #require(throws: ResolutionError.self) { try await container.resolveAsync(Ledger.self) }
+        #expect(error.kind == .notOnMainActor)
+    }
+
+    @Test func anAsyncFactoryReadingAMainActorServiceWithResolveAsyncIsValid() async throws {
+        let container = DIContainer()
+        container.register(Cart.self, mainActorFactory: { _ in Cart() })
+        container.register(Ledger.self) { (r: DIResolver) async throws in
+            _ = try await r.resolveAsync(Cart.self)
+            return Ledger()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        _ = try await container.resolveAsync(Ledger.self)
+    }
+
     @Test func anAsyncFactoryThatAwaitsIsNotASlowFactory() async throws {
         let container = DIContainer()
         container.register(Widget.self) { _ in

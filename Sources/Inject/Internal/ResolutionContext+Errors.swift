@@ -637,6 +637,26 @@ extension ResolutionContext {
                 fix: "make \(instance) conform to \(forwarded), or remove the implements call."
             )
         case is NotOnMainActor:
+            // The entry is on top of the stack; whoever asked for it is below it.
+            if let asker = frames.dropLast().last?.entry, asker.isAsync {
+                return ResolutionError(
+                    kind: .notOnMainActor,
+                    service: entry.label,
+                    path: path,
+                    registration: asker.location,
+                    headline: """
+                        \(entry.label) is registered with mainActorFactory at \(entry.location), so it is built on \
+                        the main actor, but \(asker.label)'s async factory resolves it synchronously, and an async \
+                        factory never runs on the main actor: this fails whoever resolves \(asker.label).
+                        """,
+                    details: ["asked by: \(asker.label)'s factory, registered at \(asker.location)"],
+                    fix: """
+                        resolve it with try await r.resolveAsync(\(Describe.type(entry.serviceType)).self), which \
+                        hops to the main actor to build it.
+                        """,
+                    failsFromEveryCaller: true
+                )
+            }
             return ResolutionError(
                 kind: .notOnMainActor,
                 service: entry.label,

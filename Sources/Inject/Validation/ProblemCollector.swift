@@ -56,7 +56,8 @@ struct ProblemCollector {
         case .notRegistered: (severity, kind) = (.error, .missingRegistration)
         case .cycle: (severity, kind) = (.error, .cycle)
         case .factoryThrew: (severity, kind) = (.error, .factoryThrew)
-        case .notOnMainActor: (severity, kind) = (.warning, .notBuilt)
+        case .notOnMainActor:
+            (severity, kind) = error.failsFromEveryCaller ? (.error, .invalidRegistration) : (.warning, .notBuilt)
         case .notBuiltYet: (severity, kind) = buildsAsync ? (.error, .missingRegistration) : (.warning, .notBuilt)
         case .argumentMismatch, .notAClass, .notConforming, .tooDeep, .invalidRegistration:
             (severity, kind) = (.error, .invalidRegistration)
