@@ -522,7 +522,47 @@ struct ValidationTrustTests {
     }
 }
 
+/// One declaration, a dependency per specialisation: a lazy check per type, not per line.
+private final class LazyBox<Dependency>: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own first read.
+    @LazyInjected var dependency: Dependency
+}
+
+/// A lazy property whose name is only known in `init`.
+private final class NamedLazyBox: @unchecked Sendable {
+    // @unchecked: set once, in init.
+    let store: LazyInjected<Ledger>
+
+    init(source: DIContainer.Name) {
+        store = LazyInjected(name: source)
+    }
+}
+
 struct ValidationQuietnessTests {
+    @Test func eachSpecialisationOfAGenericHoldersLazyPropertyIsChecked() throws {
+        let container = DIContainer()
+        container.register(Cart.self) { Cart() }
+        container.register { LazyBox<Cart>() }
+        container.register { LazyBox<Ledger>() }  // nothing registers Ledger
+
+        let report = container.validationReport()
+
+        let problem = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(problem.message.contains("nothing is registered for Ledger"), "\(problem)")
+    }
+
+    @Test func eachNameALazyWrapperMadeInInitAsksForIsChecked() throws {
+        let container = DIContainer()
+        container.register(Ledger.self, name: "primary") { Ledger() }
+        container.register(NamedLazyBox.self, name: "primary") { NamedLazyBox(source: "primary") }
+        container.register(NamedLazyBox.self, name: "backup") { NamedLazyBox(source: "backup") }
+
+        let report = container.validationReport()
+
+        let problem = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(problem.message.contains("nothing is registered for Ledger named \"backup\""), "\(problem)")
+    }
+
     @Test func validationRunsNoOnReleaseForGraphOrTransientInstances() {
         let container = DIContainer()
         let released = Counter()

@@ -267,7 +267,11 @@ final class ValidationRecorder: @unchecked Sendable {
     /// A lazy wrapper was made: check its dependency once the current build is done.
     func recordLazyCheck(_ check: LazyCheck) {
         state.withLock { state in
-            let key = "\(check.site.location):\(ObjectIdentifier(check.container))"
+            // The declaration, what it asks for (a generic holder's `@LazyInjected var dep: S` asks for a type per
+            // specialisation, and a wrapper made in an `init` may take its name from an argument) and where.
+            let site = check.site
+            let service = "\(ObjectIdentifier(site.service)):\(site.name?.id ?? 0)"
+            let key = "\(site.location):\(service):\(ObjectIdentifier(check.container))"
             if state.lazyCheckKeys.insert(key).inserted {
                 state.lazyChecks.append(check)
             }
