@@ -318,6 +318,8 @@ extension DIContainer {
         while case let checks = recorder.takeLazyChecks(), !checks.isEmpty {
             for check in checks {
                 let origin = check.source.map { ResolutionContext.Origin(source: $0, kind: .lazy) }
+                let kept = recorder.keptFailureCount
+                defer { recorder.attributeKeptFailures(since: kept, to: check.site) }
                 let failure: ResolutionError? = inTopLevelOrigin(origin) {
                     do {
                         try check.resolve(check.container)

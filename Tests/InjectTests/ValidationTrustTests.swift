@@ -539,6 +539,19 @@ private final class NamedLazyBox: @unchecked Sendable {
 }
 
 struct ValidationQuietnessTests {
+    @Test func aLazyReadOfAnAsyncSingletonNothingBuildsFirstIsReportedAtThePropertysDeclaration() async throws {
+        let container = DIContainer()
+        container.register(Ledger.self) { (_: DIResolver) async in Ledger() }.scope(.singleton)
+        container.register { LazyBox<Ledger>() }
+
+        let report = await container.validationReportAsync()
+
+        let problem = try #require(report.errors.first, "\(report)")
+        #expect(problem.location.hasPrefix("InjectTests/ValidationTrustTests.swift:"), "\(problem)")
+        #expect(problem.description.contains("asked by: @LazyInjected Ledger at"), "\(problem)")
+        #expect(!problem.description.contains("a resolve call outside any factory"), "\(problem)")
+    }
+
     @Test func eachSpecialisationOfAGenericHoldersLazyPropertyIsChecked() throws {
         let container = DIContainer()
         container.register(Cart.self) { Cart() }

@@ -205,6 +205,21 @@ final class ValidationRecorder: @unchecked Sendable {
         state.withLock { $0.keptFailures.append(error) }
     }
 
+    /// How many failures were kept so far.
+    var keptFailureCount: Int {
+        state.withLock { $0.keptFailures.count }
+    }
+
+    /// Names `site` as the asker of the failures kept since there were `count`: a lazy wrapper's check, whose
+    /// resolve kept them rather than throwing (an async registration read before anything builds it).
+    func attributeKeptFailures(since count: Int, to site: PropertySite) {
+        state.withLock { state in
+            for index in count..<state.keptFailures.count where state.keptFailures[index].registration == nil {
+                state.keptFailures[index] = state.keptFailures[index].asked(by: site, atDepth: 0)
+            }
+        }
+    }
+
     /// Notes a problem the validation found, for ``stopNote(trapping:)``.
     func noteProblem(_ problem: ValidationProblem) {
         let firstLine = problem.description.prefix { $0 != "\n" }
