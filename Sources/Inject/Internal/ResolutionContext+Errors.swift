@@ -289,29 +289,28 @@ extension ResolutionContext {
     func cycle(at index: Int, closedBy entry: EntryBase) -> ResolutionError {
         let loop = frames[index...].map(\.entry.label) + [entry.label]
         let asker = self.asker
+        var details = asker.details
+        var fix = """
+            break the cycle: let one side hold the other with @LazyInjected, or get the other in resolveProperties \
+            instead of its factory on every side of the cycle (a factory that asks, through the cycle, for an \
+            instance whose own factory is still running always fails).
+            """
         if index == frames.count - 1, let overlay, overlay.registers(entry) {
             // `$0.register(API.self) { r in Spy(inner: try r.resolve(API.self)) }`: the override hides the real one.
             let request =
                 "\(Describe.type(entry.serviceType)).self" + (entry.name.map { ", name: \"\($0.rawValue)\"" } ?? "")
-            return ResolutionError(
-                kind: .cycle,
-                service: entry.label,
-                path: path(then: entry.label),
-                registration: asker.location,
-                headline: "dependency cycle: \(loop.joined(separator: " -> ")).",
-                details: asker.details + [
-                    """
-                    \(entry.label) is a test override, and its factory asks for \(entry.label): under the override \
-                    that is the override itself, which hides the registration it replaces.
-                    """
-                ],
-                fix: """
-                    to wrap the real service (a spy, a decorator), resolve it before the override and capture it: \
-                    let real = container.resolve(\(request)), then withOverrides { $0.register(\(request)) { \
-                    Spy(wrapping: real) } } operation: { ... }; or register the real implementation under its own \
-                    type too and resolve that in the override.
-                    """
+            details.append(
+                """
+                \(entry.label) is a test override, and its factory asks for \(entry.label): under the override that \
+                is the override itself, which hides the registration it replaces.
+                """
             )
+            fix = """
+                to wrap the real service (a spy, a decorator), resolve it before the override and capture it: let \
+                real = container.resolve(\(request)), then withOverrides { $0.register(\(request)) { \
+                Spy(wrapping: real) } } operation: { ... }; or register the real implementation under its own type \
+                too and resolve that in the override.
+                """
         }
         return ResolutionError(
             kind: .cycle,
@@ -319,12 +318,8 @@ extension ResolutionContext {
             path: path(then: entry.label),
             registration: asker.location,
             headline: "dependency cycle: \(loop.joined(separator: " -> ")).",
-            details: asker.details,
-            fix: """
-                break the cycle: let one side hold the other with @LazyInjected, or get the other in \
-                resolveProperties instead of its factory on every side of the cycle (a factory that asks, through \
-                the cycle, for an instance whose own factory is still running always fails).
-                """
+            details: details,
+            fix: fix
         )
     }
 
