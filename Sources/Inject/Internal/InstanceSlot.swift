@@ -152,7 +152,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     ///   - thread: The calling thread's identity (its ``ResolutionContext``).
     ///   - build: Makes the instance. Runs at most once at a time, with no lock held.
     /// - Throws: What `build` throws, ``Failure/recursion``, ``Failure/sharedBuildFailed(_:)`` (the build this
-    ///   caller waited for threw), or ``Parking/Deadlock``.
+    ///   caller waited for threw), ``Failure/retired`` (the registration was replaced), or ``Parking/Deadlock``.
     func instance(thread: ObjectIdentifier, build: () throws -> T) throws -> T {
         var awaited: AwaitedBuild?
         while true {
@@ -215,9 +215,9 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                 if let awaited, let handoff = state.handoff, handoff.build == awaited.build,
                     awaited.generation == handoff.generation
                 {
-                    // Only for a caller that waited since before the reset: one that came after it must not get an
-                    // instance the reset left behind, while the next build gives the others a new one.
-                    // The build this caller waited for made an instance that the slot did not keep.
+                    // The build this caller waited for made an instance that the slot did not keep (a reset, or a
+                    // replacement, while it ran). Only for a caller that waited since before that: one that came
+                    // after must not get an instance the reset left behind while the next build gives others a new one.
                     let instance = handoff.storage.assumingMemoryBound(to: T.self)
                     guard handoff.waiters <= 1 else {
                         state.handoff?.waiters -= 1
