@@ -52,8 +52,14 @@ final class ArgumentKeying: @unchecked Sendable {
 /// The instances of one argument registration in one place (a registration, a resolving container, an overlay),
 /// one slot per argument value: each value's instance is built exactly once, as any shared instance is.
 final class ArgumentCache<T>: @unchecked Sendable {
-    // @unchecked: `slots` is only touched under its lock; the slots lock themselves.
-    private let slots = Locked<[AnyHashable: InstanceSlot<T>]>([:])
+    // @unchecked: `state` is only touched under its lock; the slots lock themselves.
+    private struct State {
+        var slots: [AnyHashable: InstanceSlot<T>] = [:]
+        /// The registration was replaced: every slot handed out from now on is retired.
+        var retired = false
+    }
+
+    private let state = Locked(State())
     private let makeSlot: () -> InstanceSlot<T>
 
     init(_ makeSlot: @escaping () -> InstanceSlot<T>) {
@@ -62,23 +68,42 @@ final class ArgumentCache<T>: @unchecked Sendable {
 
     /// The slot of the instance for `key`, made on first use.
     func slot(for key: AnyHashable) -> InstanceSlot<T> {
-        slots.withLock { slots in
-            if let slot = slots[key] {
+        state.withLock { state in
+            if let slot = state.slots[key] {
                 return slot
             }
             let slot = makeSlot()
-            slots[key] = slot
+            if state.retired {
+                slot.retire()
+            }
+            state.slots[key] = slot
             return slot
         }
     }
 
     /// Drops every instance; `onRelease` runs for each, with no lock held.
     func reset() {
-        let dropped = slots.withLock { slots in
-            defer { slots.removeAll() }
-            return slots
+        let dropped = state.withLock { state in
+            defer { state.slots.removeAll() }
+            return state.slots
         }
         _ = dropped  // released here, outside the lock: each slot's onRelease and deinit are user code
+    }
+
+    /// Drops every instance for good: the registration was replaced. A build under way still ends for its caller
+    /// and those waiting for it; a resolve that reaches this cache later, for any argument, gets
+    /// ``InstanceSlot/Failure/retired`` and resolves the replacement.
+    func retire() {
+        let dropped = state.withLock { state in
+            defer {
+                state.retired = true
+                state.slots.removeAll()
+            }
+            return state.slots
+        }
+        for slot in dropped.values {
+            slot.retire()  // outside the lock: onRelease is user code
+        }
     }
 }
 

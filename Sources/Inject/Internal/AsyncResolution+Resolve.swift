@@ -54,12 +54,19 @@ extension AsyncResolution {
         parent: AsyncFrame?
     ) async throws -> T {
         let value: T
-        if let parent, timesBuilds {
-            let start = monotonicNanoseconds()
-            defer { parent.addNested(monotonicNanoseconds() &- start) }
-            value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
-        } else {
-            value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+        do {
+            if let parent, timesBuilds {
+                let start = monotonicNanoseconds()
+                defer { parent.addNested(monotonicNanoseconds() &- start) }
+                value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+            } else {
+                value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
+            }
+        } catch InstanceSlot<T>.Failure.retired {
+            // Found just before it was replaced: the replacement, resolved through the same container, as the
+            // synchronous path does.
+            let replacement = try ResolutionContext.current.replacement(of: entry)
+            return try await instance(of: replacement, owner: owner, through: container, argument, parent: parent)
         }
         if entry.isAsync, overlay?.recorder != nil {
             noteResolved(entry)
@@ -175,10 +182,8 @@ extension AsyncResolution {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
         } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.sharedBuildFailed(error, building: entry) }
-        } catch InstanceSlot<T>.Failure.retired {
-            let replacement = try ResolutionContext.current.replacement(of: entry)
-            return try await instance(of: replacement, owner: entry.owner, through: home, argument, parent: parent)
         }
+        // `Failure.retired` goes up to `instance(of:owner:through:_:parent:)`, which resolves the replacement.
     }
 
     /// Builds a new instance of `entry` as `frame`: an async factory awaited, with `frame` in its resolver and in

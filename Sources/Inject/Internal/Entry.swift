@@ -516,10 +516,14 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
     }
 
     override func retireCachedInstance() {
+        // Also when nothing was built yet: a resolve that found this entry just before its replacement must not
+        // build it afterwards, into a cache that nothing would ever release.
+        let code = scopeCode
+        guard Scope.storage(ofCode: code) == .registration else { return }
         if argumentKeying != nil {
-            dropCachedInstance()
+            argumentCache(code).retire()
         } else {
-            (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.retire()
+            slot(code).retire()
         }
     }
 

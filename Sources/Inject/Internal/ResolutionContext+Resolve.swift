@@ -131,10 +131,27 @@ extension ResolutionContext {
         // Shared instances take their dependencies from the container that owns the registration; the rest from
         // the container the resolve went through, so that a child's registrations win. Two calls rather than one
         // `let home = cond ? owner : container`, which would retain whichever it picks.
-        if Scope.resolvesFromOwner(code) {
-            return try instance(of: entry, in: owner, code, argument)
+        do {
+            if Scope.resolvesFromOwner(code) {
+                return try instance(of: entry, in: owner, code, argument)
+            }
+            return try instance(of: entry, in: container, code, argument)
+        } catch InstanceSlot<T>.Failure.retired {
+            return try instance(ofReplacementOf: entry, owner: owner, through: container, argument)
         }
-        return try instance(of: entry, in: container, code, argument)
+    }
+
+    /// The instance of the registration that replaced `entry`, for a resolve that found `entry` just before its
+    /// replacement and then its instance slot retired: resolved as a resolve through `container` finds it now, so
+    /// that the replacement's own scope decides where its dependencies come from and where it is kept.
+    @inline(never)
+    private func instance<T>(
+        ofReplacementOf entry: Entry<T>,
+        owner: DIContainer,
+        through container: DIContainer,
+        _ argument: ArgumentBox?
+    ) throws -> T {
+        try instance(of: replacement(of: entry), owner: owner, through: container, argument)
     }
 
     /// An instance of `entry` whose dependencies resolve through `home`, under the scope whose code is `code`.
@@ -333,9 +350,9 @@ extension ResolutionContext {
             throw cycle(at: frames.count, closedBy: entry)
         } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
             throw sharedBuildFailed(error, building: entry)
-        } catch InstanceSlot<T>.Failure.retired {
-            return try instance(of: replacement(of: entry), owner: entry.owner, through: home, argument)
         }
+        // `Failure.retired` goes up to `instance(of:owner:through:)`, which knows the container the resolve went
+        // through, and resolves the replacement from there.
     }
 
     /// The registration that replaced `entry` in its container, for a resolve that reached `entry` before the
