@@ -13,8 +13,10 @@
 ///
 /// The projected value (`$analytics`) offers ``isResolved`` and ``reset()``. Without `container:`, the property
 /// remembers, when it is initialised, the container ``Injected`` would resolve through (the running factory's, else
-/// ``DIContainer/shared``) and resolves through it on first read. ``DIContainer/validate()`` resolves its dependency
-/// too, after building the object that holds it, as the first read would.
+/// ``DIContainer/shared``) and resolves through it on first read: a root container held strongly, a child weakly
+/// (a child's `.scoped` service with lazy properties must not keep the child alive), so a read after that child was
+/// released traps, naming the property. ``DIContainer/validate()`` resolves its dependency too, after building the
+/// object that holds it, as the first read would.
 ///
 /// > Important: The first read resolves the service exactly once, even when many threads read it at once; the
 /// > others wait for that resolve and get the same instance. A failure traps with the whole ``ResolutionError``
@@ -76,16 +78,15 @@ extension LazyInjected: Sendable where Service: Sendable {}
 final class LazyInjection<Service>: @unchecked Sendable {
     // @unchecked: the instances live in slots behind their locks; the rest is `let` (a weak reference, never set
     // again, is read atomically).
-    /// Held weakly: the object may live in that container's caches (a child's `.scoped` service), and a strong
-    /// reference would keep the child, and everything it built, alive for ever.
-    private weak var container: DIContainer?
+    /// A root strongly, a child weakly: see ``RememberedContainer``.
+    private let remembered: RememberedContainer
     let name: DIContainer.Name?
     let site: PropertySite
     /// The instance, apart under each test override.
     let slots: OverrideSlots<Service>
 
     init(container: DIContainer, name: DIContainer.Name?, site: PropertySite) {
-        self.container = container
+        self.remembered = RememberedContainer(container)
         self.name = name
         self.site = site
         self.slots = OverrideSlots(service: Service.self, name: name)
@@ -95,7 +96,7 @@ final class LazyInjection<Service>: @unchecked Sendable {
     var value: Service {
         do {
             return try slots.current.lazyInstance(for: site.description, at: site) {
-                guard let container else { WrapperResolution.containerReleased(site: site) }
+                guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
                 return try container.resolveThrowing(Service.self, name: name)
             }
         } catch {

@@ -49,8 +49,8 @@ extension WeakInjected: Sendable where Service: Sendable {}
 final class WeakInjection<Service>: @unchecked Sendable {
     // @unchecked: the reference lives in a slot, behind its lock; the rest is `let` (a weak reference, never set
     // again, is read atomically).
-    /// Held weakly, as ``LazyInjection`` holds it: a strong reference would keep a child container alive for ever.
-    private weak var container: DIContainer?
+    /// A root strongly, a child weakly: see ``RememberedContainer``.
+    private let remembered: RememberedContainer
     private let name: DIContainer.Name?
     private let site: PropertySite
     /// The reference, apart under each test override.
@@ -61,7 +61,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
     }
 
     init(container: DIContainer, name: DIContainer.Name?, site: PropertySite) {
-        self.container = container
+        self.remembered = RememberedContainer(container)
         self.name = name
         self.site = site
         self.slots = OverrideSlots(service: Service.self, name: name)
@@ -72,7 +72,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
         let reference: WeakReference
         do {
             reference = try slots.current.lazyInstance(for: site.description, at: site) {
-                guard let container else { WrapperResolution.containerReleased(site: site) }
+                guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
                 return WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
             }
         } catch {

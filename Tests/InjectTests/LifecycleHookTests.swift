@@ -194,6 +194,22 @@ struct OnReleaseTests {
         #expect(stderr.contains("@LazyInjected(container: ...)"), "\(stderr)")
     }
 
+    @Test func aLazyPropertyOfAnObjectWhoseRootContainerWasNotKeptStillResolves() async {
+        // In a child process: on a weak reference to the root, the read would trap.
+        await #expect(processExitsWith: .success) {
+            func makeAuditor() -> Auditor {
+                let root = DIContainer()
+                root.register(SocketPool.self) { SocketPool() }.scope(.singleton)
+                root.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+                root.register(Auditor.self) { Auditor() }
+                return root.resolve(Auditor.self)
+            }
+            let auditor = makeAuditor()
+            precondition(auditor.pool.closeCount == 0)
+            precondition(auditor.cache != nil)
+        }
+    }
+
     @Test func aSessionsSocketsAreClosedWhenTheLastReferenceToTheSessionGoes() {
         let app = DIContainer()
         app.register(SocketPool.self) { SocketPool() }.scope(.scoped).onRelease { $0.closeAll() }
