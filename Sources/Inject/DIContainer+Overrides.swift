@@ -60,9 +60,9 @@ extension DIContainer {
     /// How many overrides closures are running, process-wide: a registration pays one atomic load for the check below.
     static var overridesBeingMade: ProcessCounter { ProcessCounter(C_INJECT_OVERRIDES_BEING_MADE) }
 
-    /// Traps when an overrides closure registers into the container it overrides (or one of its parents or
-    /// children) instead of into its parameter: `withOverrides { _ in app.register(...) }` would change the real
-    /// container for good, for every test after this one.
+    /// Traps when an overrides closure registers into the container it overrides (or one of its parents) instead of
+    /// into its parameter: `withOverrides { _ in app.register(...) }` would change the real container for good, for
+    /// every test after this one.
     @inline(__always)
     func checkNotRegisteringAroundOverrides(_ action: @autoclosure () -> String, at entry: EntryBase) {
         if Self.overridesBeingMade.value > 0 {
@@ -72,8 +72,10 @@ extension DIContainer {
 
     @inline(never)
     private func checkNotRegisteringAroundOverridesSlowly(_ action: String, at entry: EntryBase) {
+        // The overridden container and its ancestors: what the override's target resolves through, for good. A child
+        // of the target is left alone: the test may have made it for itself, even inside the closure.
         guard let made = ResolutionContext.current.overridesBeingMade, made.registry !== self,
-            isOrDescends(from: made.target) || made.target.isOrDescends(from: self)
+            made.target.isOrDescends(from: self)
         else { return }
         fatalError(
             """

@@ -399,6 +399,24 @@ struct OverridesClosureMistakeTests {
         #expect(app.resolve(Widget.self).serial == 0)
     }
 
+    @Test func aChildOfTheOverriddenContainerMadeInsideTheClosureTakesRegistrations() async {
+        // In a child process: a trap here would end the whole test run.
+        await #expect(processExitsWith: .success) {
+            let app = DIContainer()
+            app.register(Widget.self) { Widget(serial: 0) }
+            let serial = withOverrides(in: app) {
+                let scratch = app.makeChild()
+                scratch.register(Widget.self) { Widget(serial: 7) }
+                let seven = scratch.resolve(Widget.self)
+                $0.register(Widget.self) { seven }
+            } operation: {
+                app.resolve(Widget.self).serial
+            }
+            precondition(serial == 7, "the override got \(serial)")
+            precondition(app.resolve(Widget.self).serial == 0)
+        }
+    }
+
     @Test func anOverrideThatResolvesWhatItReplacesSaysHowToWrapTheRealOne() throws {
         let app = DIContainer()
         app.register(Widget.self) { Widget(serial: 0) }
