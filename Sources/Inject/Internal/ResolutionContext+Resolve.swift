@@ -131,14 +131,15 @@ extension ResolutionContext {
         // Shared instances take their dependencies from the container that owns the registration; the rest from
         // the container the resolve went through, so that a child's registrations win. Two calls rather than one
         // `let home = cond ? owner : container`, which would retain whichever it picks.
-        do {
-            if Scope.resolvesFromOwner(code) {
+        if Scope.resolvesFromOwner(code) {
+            // Only the registration's own slot is ever retired: the other scopes never throw `Failure.retired`.
+            do {
                 return try instance(of: entry, in: owner, code, argument)
+            } catch InstanceSlot<T>.Failure.retired {
+                return try instance(ofReplacementOf: entry, owner: owner, through: container, argument)
             }
-            return try instance(of: entry, in: container, code, argument)
-        } catch InstanceSlot<T>.Failure.retired {
-            return try instance(ofReplacementOf: entry, owner: owner, through: container, argument)
         }
+        return try instance(of: entry, in: container, code, argument)
     }
 
     /// The instance of the registration that replaced `entry`, for a resolve that found `entry` just before its
