@@ -72,6 +72,7 @@ extension DIContainer {
     }
 
     private func makeValidationReport(roots: [() -> Any]) -> ValidationReport {
+        ResolutionContext.requireOutsideResolutionToValidate("validate()")
         var validation = Validation(of: self, buildsAsync: false)
         validation.overlay.activated {
             for (container, entry) in validation.registrations {
@@ -147,6 +148,7 @@ extension DIContainer {
     }
 
     private func makeValidationReportAsync(roots: [() -> Any]) async -> ValidationReport {
+        ResolutionContext.requireOutsideResolutionToValidate("validateAsync()")
         var validation = Validation(of: self, buildsAsync: true)
         let ordered =
             validation.registrations.filter { $0.1.isAsync } + validation.registrations.filter { !$0.1.isAsync }
@@ -292,7 +294,6 @@ extension DIContainer {
     /// Builds `entry` as a top-level resolve through this container under `overlay`.
     private func build(_ entry: EntryBase, owner: DIContainer, under overlay: Overlay) throws {
         try ResolutionContext.withCurrent { context in
-            Self.requireNoResolution(context)
             context.beginTopLevel(.resolver(overlay, nil), through: self)
             defer { context.endTopLevel() }
             try entry.validate(in: context, owner: owner, through: self)
@@ -305,7 +306,6 @@ extension DIContainer {
         _ body: () -> Result
     ) -> Result {
         ResolutionContext.withCurrent { context in
-            requireNoResolution(context)
             context.topLevelOrigin = origin
             defer { context.topLevelOrigin = nil }
             return body()
@@ -333,17 +333,6 @@ extension DIContainer {
                 }
             }
         }
-    }
-
-    private static func requireNoResolution(_ context: ResolutionContext) {
-        precondition(
-            !context.isResolving,
-            """
-            Inject: validate() was called while a resolve is under way on this thread (from a factory, a \
-            resolveProperties closure or an @Injected initialiser).
-              fix: call validate() at startup or in a test, outside any factory.
-            """
-        )
     }
 
     fileprivate static func buildTimes(in seen: ValidationRecorder.State) -> [ValidationReport.BuildTime] {

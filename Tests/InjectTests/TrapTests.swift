@@ -96,6 +96,12 @@ private func failIfStillRunning(after seconds: Double = 20) {
     watchdog.start()
 }
 
+/// A screen with an `@Injected` ledger, made inside a factory.
+private final class LedgerScreen: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init.
+    @Injected var ledger: Ledger
+}
+
 struct TrapTests {
     @Test func resolveTrapsWithTheTextResolveThrowingThrows() async throws {
         let error = try #require(throws: ResolutionError.self) {
@@ -358,5 +364,71 @@ struct TrapTests {
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("this call runs inside Checkout's factory"), "\(stderr)")
         #expect(stderr.contains("found before it stopped: nothing else."), "\(stderr)")
+    }
+    @Test func warmUpCalledInsideAnEagerFactoryTrapsInsteadOfHanging() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning(after: 10)
+            let container = DIContainer()
+            container.register(Ledger.self) { (r: DIResolver) async throws -> Ledger in
+                try await r.container.warmUp()
+                return Ledger()
+            }
+            .scope(.singleton)
+            .eager()
+            _ = try await container.warmUp()
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("warmUp() was called while a resolve is under way"), "\(stderr)")
+        #expect(stderr.contains("fix: call try await warmUp() once at start-up, outside any factory"), "\(stderr)")
+    }
+
+    @Test func validateAsyncCalledInsideAnAsyncFactoryTrapsInsteadOfRecursing() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning(after: 10)
+            let container = DIContainer()
+            container.register(Ledger.self) { (r: DIResolver) async throws -> Ledger in
+                try await r.container.validateAsync()
+                return Ledger()
+            }
+            .scope(.singleton)
+            _ = try await container.resolveAsync(Ledger.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("validateAsync() was called while a resolve is under way"), "\(stderr)")
+        #expect(stderr.contains("fix: call validateAsync() at start-up or in a test"), "\(stderr)")
+    }
+
+    @Test func validateCalledInsideAFactoryTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning(after: 10)
+            let container = DIContainer()
+            container.register(Ledger.self) { (r: DIResolver) throws -> Ledger in
+                try r.container.validate()
+                return Ledger()
+            }
+            _ = try container.resolveThrowing(Ledger.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("validate() was called while a resolve is under way"), "\(stderr)")
+    }
+    @Test func aWrapperFailureKeptForAnAsyncResolveAndThenReadNamesThatResolveNotValidate() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning(after: 10)
+            let container = DIContainer()
+            container.register(Ledger.self) { () async -> Ledger in Ledger() }.scope(.singleton)
+            container.register(Checkout.self) { _ in Checkout(ledger: LedgerScreen().ledger) }
+            _ = try await container.resolveAsync(Checkout.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("has an async factory and is not built yet"), "\(stderr)")
+        #expect(
+            stderr.contains("could not be resolved while an async resolve (resolveAsync, warmUp()) built its owner"),
+            "\(stderr)"
+        )
+        #expect(!stderr.contains("validate()"), "\(stderr)")
     }
 }

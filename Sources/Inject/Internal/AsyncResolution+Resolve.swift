@@ -202,7 +202,10 @@ extension AsyncResolution {
         let value: T
         AsyncFrame.inFlight.add(1)
         do {
-            defer { AsyncFrame.inFlight.add(-1) }
+            defer {
+                frame.factoryReturned()
+                AsyncFrame.inFlight.add(-1)
+            }
             let resolver = DIResolver(container: frame.container, overlay: overlay, frame: frame)
             value = try await AsyncFrame.$current.withValue(frame) { try await makeAsync(resolver) }
         } catch let cancellation as CancellationError {

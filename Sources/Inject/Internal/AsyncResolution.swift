@@ -119,8 +119,17 @@ final class AsyncFrame: @unchecked Sendable {
     let parent: AsyncFrame?
     let resolution: AsyncResolution
     let depth: Int
-    /// The instance once the factory has returned, and the time spent in nested builds and waits.
-    private let progress = Locked<(instance: AnyObject?, nested: UInt64)>((nil, 0))
+    /// How far the build has come.
+    private struct Progress {
+        /// The instance once the factory has returned, while `resolveProperties` runs.
+        var instance: AnyObject?
+        /// The time spent in nested builds and waits.
+        var nested: UInt64 = 0
+        /// Whether the async factory has returned (or thrown).
+        var factoryReturned = false
+    }
+
+    private let progress = Locked(Progress())
 
     init(entry: EntryBase, container: DIContainer, parent: AsyncFrame?, resolution: AsyncResolution) {
         self.entry = entry
@@ -143,6 +152,16 @@ final class AsyncFrame: @unchecked Sendable {
     @inline(__always)
     static var currentIfAny: AsyncFrame? {
         inFlight.value > 0 ? current : nil
+    }
+
+    /// Whether this build's async factory is still running: a task that reads ``current`` runs inside it (or in a
+    /// task it started, which may outlive it).
+    var isFactoryRunning: Bool {
+        progress.withLock { !$0.factoryReturned }
+    }
+
+    func factoryReturned() {
+        progress.withLock { $0.factoryReturned = true }
     }
 
     /// The instance, boxed, once the factory has returned and while `resolveProperties` runs.

@@ -1,0 +1,40 @@
+// Calls that start resolutions of their own, and must not run inside one: `validate()`, `validateAsync()` and
+// `warmUp()` made from a factory would build that factory's registration again inside itself, or wait for builds
+// that wait for the very build that called them, where no wait-for check can see the link.
+
+extension ResolutionContext {
+    /// Whether a resolve is under way on the calling thread, or an async factory is running on the calling task (or
+    /// on the task that started it).
+    static var isInsideResolution: Bool {
+        if let frame = AsyncFrame.currentIfAny, frame.isFactoryRunning {
+            return true
+        }
+        return current.isResolving
+    }
+
+    /// Traps, naming `call` and saying why and how to fix it, when called inside a resolution.
+    ///
+    /// - Parameters:
+    ///   - call: What was called, as the user wrote it: `validate()`, `warmUp()`.
+    ///   - harm: What calling it there would do.
+    ///   - fix: Where to call it instead.
+    static func requireOutsideResolution(_ call: String, harm: String, fix: String) {
+        guard isInsideResolution else { return }
+        fatalError(
+            """
+            Inject: \(call) was called while a resolve is under way (from a factory, a resolveProperties closure or an \
+            @Injected initialiser): \(harm)
+              fix: \(fix)
+            """
+        )
+    }
+
+    /// ``requireOutsideResolution(_:harm:fix:)`` for the forms of `validate()`.
+    static func requireOutsideResolutionToValidate(_ call: String) {
+        requireOutsideResolution(
+            call,
+            harm: "it would build the registration that is being built inside its own build.",
+            fix: "call \(call) at start-up or in a test, outside any factory."
+        )
+    }
+}
