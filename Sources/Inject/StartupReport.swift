@@ -22,6 +22,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     public let criticalPath: [String]
     /// The builds that failed, each with its whole error.
     public let failures: [ResolutionError]
+    /// What ``description`` says about the critical path: a build on it that waited for every other eager build.
+    let notes: [String]
 
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``.
     public var speedUp: Double {
@@ -55,6 +57,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             lines.append(
                 "critical path, \(Describe.milliseconds(pathSeconds)): \(criticalPath.joined(separator: " -> "))"
             )
+            lines += notes.map { "  note: \($0)" }
         }
         // At most ten rows, and none that rounds to 0.0 ms, which says nothing about start-up: counted, not listed.
         let slowest = builds.prefix(Self.slowestListed).filter { $0.seconds >= 0.000_05 }

@@ -25,6 +25,10 @@ final class StartupRecorder: @unchecked Sendable {
         var edges: [Node: Set<Node>] = [:]
         /// When the last build that threw ended: part of the wall time, though no build remains of it.
         var lastFailureEnd: UInt64 = 0
+        /// When each wave of builds tried again began, after every build before it had ended, earliest first.
+        var waveStarts: [UInt64] = []
+        /// The builds tried again, by node, with the async service each read synchronously before it was built.
+        var retried: [Node: String] = [:]
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -53,21 +57,50 @@ final class StartupRecorder: @unchecked Sendable {
         state.withLock { $0.lastFailureEnd = max($0.lastFailureEnd, end) }
     }
 
+    /// Records that a wave of builds tried again begins now, after every earlier build ended: each of `retried`
+    /// failed because its synchronous factory read `readAsync`, an async service not built yet.
+    func beginRetryWave(at start: UInt64, retried: [(entry: EntryBase, home: DIContainer, readAsync: String)]) {
+        state.withLock { state in
+            state.waveStarts.append(start)
+            for build in retried {
+                state.retried[Node(entry: ObjectIdentifier(build.entry), home: ObjectIdentifier(build.home))] =
+                    build.readAsync
+            }
+        }
+    }
+
     func report(failures: [ResolutionError]) -> StartupReport {
-        let (builds, edges, lastFailureEnd) = state.withLock { ($0.builds, $0.edges, $0.lastFailureEnd) }
+        let (builds, edges, lastFailureEnd, waveStarts, retried) = state.withLock {
+            ($0.builds, $0.edges, $0.lastFailureEnd, $0.waveStarts, $0.retried)
+        }
         let lastEnd = max(builds.map(\.end).max() ?? started, lastFailureEnd)
+        let path = Self.criticalPath(builds, edges, waveStarts: waveStarts)
         return StartupReport(
             builds: builds.map(\.event).sorted { $0.seconds > $1.seconds },
             wallSeconds: Double(lastEnd &- started) / 1_000_000_000,
             serialSeconds: builds.reduce(0) { $0 + $1.event.seconds },
-            criticalPath: Self.criticalPath(builds, edges),
-            failures: failures
+            criticalPath: path.map(\.event.service),
+            failures: failures,
+            notes: path.compactMap { build in
+                retried[build.node].map { Self.retryNote(build.event.service, readAsync: $0) }
+            }
         )
     }
 
-    /// The chain of dependent builds that ended last: from the build that ended last, step to the build it asked
-    /// for (built here or waited for) that ended last before it, and so on; outermost dependency first.
-    private static func criticalPath(_ builds: [Build], _ edges: [Node: Set<Node>]) -> [String] {
+    /// Why a build tried again is on the critical path, and how to take it off.
+    private static func retryNote(_ service: String, readAsync: String) -> String {
+        """
+        \(service) waited for every other eager build: its synchronous factory read \(readAsync) before it was \
+        built, so warmUp() built it again after the others; an async factory that awaits \
+        r.resolveAsync(\(readAsync).self) would start as soon as \(readAsync) is built.
+        """
+    }
+
+    /// The chain of builds that ended last: from the build that ended last, step to what held it back, and so on;
+    /// outermost first. What held a build back is the build it asked for (built here or waited for) that ended last
+    /// before it; but a build tried again in a later wave waited for that wave to begin, so when none of its own
+    /// dependencies ended after the wave began, it is the build that ended last before the wave began.
+    private static func criticalPath(_ builds: [Build], _ edges: [Node: Set<Node>], waveStarts: [UInt64]) -> [Build] {
         guard var current = builds.max(by: { $0.end < $1.end }) else { return [] }
         var latestByNode: [Node: [Build]] = [:]
         for build in builds {
@@ -75,15 +108,21 @@ final class StartupRecorder: @unchecked Sendable {
         }
         var path = [current]
         var visited: Set<Node> = [current.node]
-        while let next = (edges[current.node] ?? [])
-            .filter({ !visited.contains($0) })
-            .compactMap({ node in latestByNode[node]?.filter { $0.end <= current.end }.max { $0.end < $1.end } })
-            .max(by: { $0.end < $1.end })
-        {
+        while true {
+            let end = current.end
+            var next = (edges[current.node] ?? [])
+                .filter { !visited.contains($0) }
+                .compactMap { node in latestByNode[node]?.filter { $0.end <= end }.max { $0.end < $1.end } }
+                .max { $0.end < $1.end }
+            let start = current.start
+            if let wave = waveStarts.last(where: { $0 <= start }), (next?.end ?? 0) < wave {
+                next = builds.filter { $0.end <= wave && !visited.contains($0.node) }.max { $0.end < $1.end }
+            }
+            guard let next else { break }
             path.append(next)
             visited.insert(next.node)
             current = next
         }
-        return path.reversed().map(\.event.service)
+        return path.reversed()
     }
 }
