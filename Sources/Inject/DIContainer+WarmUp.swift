@@ -30,6 +30,14 @@ extension DIContainer {
     ///   the same report when at least one build failed.
     @discardableResult
     public func warmUp() async throws -> StartupReport {
+        ResolutionContext.requireOutsideResolution(
+            "warmUp()",
+            harm: "its builds could wait for the build that called it, which waits for them.",
+            fix: """
+                call try await warmUp() once at start-up, outside any factory; a factory that needs an async \
+                service awaits r.resolveAsync(...) instead.
+                """
+        )
         let recorder = StartupRecorder(started: monotonicNanoseconds())
         let overlay = Overlay.active()
         var failures: [ResolutionError] = []
@@ -49,6 +57,14 @@ extension DIContainer {
             let waiting = wave.filter { $0.error.kind == .notBuiltYet }
             failures += wave.filter { $0.error.kind != .notBuiltYet }.map(\.error)
             guard !waiting.isEmpty else { break }
+            recorder.beginRetryWave(
+                at: monotonicNanoseconds(),
+                retried: waiting.map { waiting in
+                    let entry = waiting.build.entry
+                    let home = Scope.resolvesFromOwner(entry.scopeCode) ? waiting.build.owner : self
+                    return (entry, home, waiting.error.service)
+                }
+            )
             let next = await build(waiting.map(\.build), overlay, recorder)
             if next.filter({ $0.error.kind == .notBuiltYet }).count >= waiting.count {
                 failures += next.map(\.error)  // no progress: what is still unbuilt will stay so

@@ -20,7 +20,20 @@ private final class ProfileViewModel: Sendable {
     }
 }
 
+private protocol Greeting: Sendable {}
+
 struct ErrorMessageTests {
+    @Test func aForwardToATypeTheInstanceIsNotSaysSoInPlainWords() throws {
+        let container = DIContainer()
+        container.register { NetworkClient() }.implements(Greeting.self)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Greeting.self) }
+
+        #expect(error.kind == .notConforming)
+        #expect(error.description.contains("of type NetworkClient, is not of type Greeting"), "\(error)")
+        #expect(error.description.contains("fix: make NetworkClient conform to Greeting"), "\(error)")
+    }
+
     @Test func aMissingRegistrationNamesTheTypeAndTheName() throws {
         let container = DIContainer()
 

@@ -394,6 +394,124 @@ struct WarmUpTests {
     }
 }
 
+extension WarmUpTests {
+    @Test func aBuildTriedAgainAfterEveryOtherOneHasWhatItWaitedForOnItsCriticalPath() async throws {
+        // HomeFeed's synchronous factory reads Config before Config is built (Config's factory waits for that
+        // read), so it fails, and warmUp() tries it again after every other build: after FeatureFlags, which
+        // waited for Config. HomeFeed's own dependency, Config, did not hold it back; FeatureFlags did.
+        let container = DIContainer()
+        let homeFeedRead = AsyncGate()
+        container.register(Config.self) { _ in
+            await homeFeedRead.wait()
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(FeatureFlags.self) { r in
+            _ = try await r.resolveAsync(Config.self)
+            return FeatureFlags()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            homeFeedRead.openGate()
+            _ = try r.resolve(Config.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        #expect(report.criticalPath == ["Config", "FeatureFlags", "HomeFeed"], "\(report)")
+        #expect(
+            report.description.contains(
+                "note: HomeFeed waited for every other eager build: its synchronous factory read Config before it was built"
+            ),
+            "\(report)"
+        )
+        #expect(report.description.contains("r.resolveAsync(Config.self)"), "\(report)")
+    }
+}
+
+/// Made on the main actor, for a synchronous eager factory that reads it.
+@MainActor private final class LaunchScreen {}
+
+extension WarmUpTests {
+    @Test func aSynchronousReadOfAnEagerServiceWhoseBuildFailedSaysItFailed() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { () async throws -> Config in throw FixtureError(text: "offline") }
+            .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Config.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let error = await #expect(throws: StartupError.self) { try await container.warmUp() }
+
+        let failures = try #require(error?.report.failures)
+        let feed = try #require(failures.first { $0.path.first == "HomeFeed" }, "\(failures)")
+        #expect(feed.kind == .notBuiltYet)
+        #expect(feed.description.contains("its last build failed: the factory of Config"), "\(feed)")
+        #expect(feed.description.contains("threw: offline"), "\(feed)")
+        #expect(!feed.description.contains("warmUp() has not been called yet"), "\(feed)")
+        let sync = try #require(throws: ResolutionError.self) { try container.resolveThrowing(HomeFeed.self) }
+        #expect(sync.description.contains("its last build failed"), "\(sync)")
+    }
+
+    @Test func eachEagerBuildThatWaitedForAFailedOneHasAPathOfItsOwn() async throws {
+        let container = DIContainer()
+        container.register(FeatureFlags.self) { r in
+            _ = try await r.resolveAsync(Config.self)
+            return FeatureFlags()
+        }
+        .scope(.singleton).eager()
+        container.register(Config.self) { () async throws -> Config in
+            await Task.yield()
+            throw FixtureError(text: "offline")
+        }
+        .scope(.singleton).eager()
+
+        let error = await #expect(throws: StartupError.self) { try await container.warmUp() }
+
+        // Whichever of the two builds Config, the other waits for that build: each failure starts where it began.
+        let paths = try #require(error?.report.failures).map(\.path)
+        #expect(paths.contains(["Config"]), "\(paths)")
+        #expect(paths.contains(["FeatureFlags", "Config"]), "\(paths)")
+        #expect(paths.count == 2, "\(paths)")
+    }
+
+    @Test func anEagerServiceOfAChildReadAfterItsParentsWarmUpSaysToWarmUpTheChild() async throws {
+        let app = DIContainer()
+        let session = app.makeChild()
+        session.register(Config.self) { () async -> Config in Config() }.scope(.singleton).eager()
+
+        _ = try await app.warmUp()
+
+        let error = try #require(throws: ResolutionError.self) { try session.resolveThrowing(Config.self) }
+        #expect(error.description.contains("registered in a child container: that child's own warmUp()"), "\(error)")
+        _ = try await session.warmUp()
+        #expect(try session.resolveThrowing(Config.self) === session.resolve(Config.self))
+    }
+
+    @Test func aSynchronousEagerFactoryThatReadsAMainActorServiceSaysWarmUpRunsItOffTheMainActor() async throws {
+        let container = DIContainer()
+        container.register(mainActorFactory: { _ in LaunchScreen() })
+        let line = #line + 1
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(LaunchScreen.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let error = await #expect(throws: StartupError.self) { try await container.warmUp() }
+
+        let failure = try #require(error?.report.failures.first)
+        #expect(failure.kind == .notOnMainActor)
+        #expect(failure.registration == registeredAt(line), "\(failure)")
+        #expect(failure.description.contains("warmUp() runs synchronous factories off the main actor"), "\(failure)")
+        #expect(failure.description.contains("fix: register HomeFeed with mainActorFactory too"), "\(failure)")
+    }
+}
+
 struct AsyncValidationTests {
     @Test func validateWarnsAboutAsyncRegistrationsAndNamesValidateAsync() throws {
         let container = DIContainer()

@@ -76,6 +76,11 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
 
     var label: String { Describe.service(service, name) }
 
+    /// What the last build threw, until a build succeeds: for the error of a synchronous read that finds no instance.
+    var lastFailure: (any Error)? {
+        state.withLock { $0.failure?.error }
+    }
+
     /// The stored instance, without building one.
     var current: T? {
         state.withLock { state -> T? in

@@ -377,7 +377,14 @@ extension ResolutionContext {
         case cycle
     }
 
-    func notBuiltYet(_ entry: EntryBase, code: Int, because reason: NotBuiltReason) -> ResolutionError {
+    /// - Parameter lastFailure: What the last build of the instance threw, when it failed and none has succeeded
+    ///   since: the reason it is not built.
+    func notBuiltYet(
+        _ entry: EntryBase,
+        code: Int,
+        because reason: NotBuiltReason,
+        lastFailure: (any Error)? = nil
+    ) -> ResolutionError {
         let asker = self.asker
         let caches = Scope.storage(ofCode: code) == .registration || Scope.storage(ofCode: code) == .resolvingContainer
         // The call that resolves it, as it is spelled in code: the name too, or it would resolve another registration.
@@ -410,6 +417,17 @@ extension ResolutionContext {
             fix = """
                 mark its registration .eager() and call try await warmUp() at start-up, or read it with \
                 try await r.\(call) in an async factory.
+                """
+        case .notBuilt where caches && lastFailure != nil:
+            let failure = lastFailure.map { ($0 as? ResolutionError)?.headline ?? "\($0)" } ?? ""
+            headline = """
+                \(entry.label), registered at \(entry.location), has an async factory, and its last build failed, \
+                so it is not built and a synchronous resolve cannot return it.
+                """
+            reasons = ["its last build failed: \(failure)"]
+            fix = """
+                fix what made that build fail; a later \(entry.isEager ? "try await warmUp() or " : "")try await \
+                \(call) builds it again.
                 """
         case .notBuilt where caches && entry.isEager:
             headline = """
@@ -502,11 +520,14 @@ extension ResolutionContext {
                 code == Scope.Code.singleton
                 ? ""
                 : ", or a reset (reset(\(Scope(code: code))) or reset(\(spelled(entry)))) dropped it since"
+            let inChild =
+                entry.owner.parent == nil
+                ? "" : " It is registered in a child container: that child's own warmUp() builds it, not a parent's."
             return (
                 [
                     """
                     it is .eager(), but warmUp() has not been called yet or has not finished\(reset), or this resolve \
-                    runs under a test override, which starts with fresh caches (call warmUp() inside it).
+                    runs under a test override, which starts with fresh caches (call warmUp() inside it).\(inChild)
                     """
                 ],
                 """
@@ -627,7 +648,7 @@ extension ResolutionContext {
                 registration: entry.location,
                 headline: """
                     \(entry.label) is forwarded by implements(\(forwarded).self) at \(entry.location), but the \
-                    instance it forwards to, a \(instance), is not a \(forwarded).
+                    instance it forwards to, of type \(instance), is not of type \(forwarded).
                     """,
                 fix: "make \(instance) conform to \(forwarded), or remove the implements call."
             )
@@ -650,6 +671,26 @@ extension ResolutionContext {
                         hops to the main actor to build it.
                         """,
                     failsFromEveryCaller: true
+                )
+            }
+            if asyncResolution?.startup != nil, let asker = frames.dropLast().last?.entry {
+                // A synchronous factory that warmUp() runs on the concurrency pool's threads.
+                return ResolutionError(
+                    kind: .notOnMainActor,
+                    service: entry.label,
+                    path: path,
+                    registration: asker.location,
+                    headline: """
+                        \(entry.label) is registered with mainActorFactory at \(entry.location), so it is built on \
+                        the main actor, but \(asker.label)'s synchronous factory resolves it, and warmUp() runs \
+                        synchronous factories off the main actor, wherever it is called from.
+                        """,
+                    details: ["asked by: \(asker.label)'s factory, registered at \(asker.location)"],
+                    fix: """
+                        register \(asker.label) with mainActorFactory too, or resolve \(entry.label) with \
+                        r.resolveAsync from an async factory (which hops to the main actor), or remove .eager() from \
+                        what needs \(asker.label) and resolve it from @MainActor code after warmUp().
+                        """
                 )
             }
             return ResolutionError(

@@ -318,7 +318,7 @@ extension ResolutionContext {
         if let value = slot?.current {
             return value
         }
-        throw reported ?? notBuiltYet(entry, code: code, because: .notBuilt)
+        throw reported ?? notBuiltYet(entry, code: code, because: .notBuilt, lastFailure: slot?.lastFailure)
     }
 
     /// Where `entry`, built in `home`, is on the stack, innermost first.

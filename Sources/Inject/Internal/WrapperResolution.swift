@@ -74,13 +74,13 @@ enum WrapperResolution {
                 let context = Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue()
                 if context.isResolving, context.asyncResolution != nil {
                     context.deferWrapperFailure(named)
-                    return WrapperFailure(error: named, site: site)
+                    return WrapperFailure(error: named, site: site, keptBy: "an async resolve (resolveAsync, warmUp())")
                 }
             }
             fatalError(named.description, file: site.file, line: site.line)
         }
         recorder.recordFailure(named)
-        return WrapperFailure(error: named, site: site)
+        return WrapperFailure(error: named, site: site, keptBy: "validate()")
     }
 
     /// Traps with `error`, naming the property: for a lazy wrapper's first read, which cannot keep a failure.
@@ -151,10 +151,13 @@ enum WrapperResolution {
 final class WrapperFailure: Sendable {
     let error: ResolutionError
     let site: PropertySite
+    /// What built the owner and kept the failure instead of trapping at once: `validate()`, or an async resolve.
+    let keptBy: String
 
-    init(error: ResolutionError, site: PropertySite) {
+    init(error: ResolutionError, site: PropertySite, keptBy: String) {
         self.error = error
         self.site = site
+        self.keptBy = keptBy
     }
 
     /// The property was read although it could not be resolved.
@@ -164,7 +167,7 @@ final class WrapperFailure: Sendable {
             WrapperResolution.withStopNote(
                 """
                 \(error.description)
-                  note: \(site) was read, but it could not be resolved while validate() built its owner.
+                  note: \(site) was read, but it could not be resolved while \(keptBy) built its owner.
                 """
             ),
             file: site.file,
