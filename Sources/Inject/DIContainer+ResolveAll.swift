@@ -56,7 +56,9 @@ extension ResolutionContext {
         var winners: [Int: (entry: EntryBase, owner: DIContainer, level: Int)] = [:]
         let ancestry = Array(container.lineage.reversed())
         for (level, holder) in ancestry.enumerated() {
-            for entry in holder.visibleEntries(from: identity) where entry.key.type == typeID && !entry.takesArgument {
+            // An argument registration shadows its parents' under the same name, as for `resolve`; it is left out
+            // below, since nothing here has an argument to give it.
+            for entry in holder.visibleEntries(from: identity) where entry.key.type == typeID {
                 winners[entry.key.name] = (entry, holder, level)
             }
         }
@@ -71,7 +73,7 @@ extension ResolutionContext {
         var places: [ObjectIdentifier: (level: Int, order: Int)] = [:]
         for (index, layer) in layers.reversed().enumerated() {
             guard let registry = layer.registry, layer.applies(to: container) else { continue }
-            for entry in registry.table.entries() where entry.key.type == typeID && !entry.takesArgument {
+            for entry in registry.table.entries() where entry.key.type == typeID {
                 let place: (level: Int, order: Int) =
                     winners[entry.key.name].map { places[ObjectIdentifier($0.entry)] ?? ($0.level, $0.entry.order) }
                     ?? (ancestry.count + index, entry.order)
@@ -82,7 +84,7 @@ extension ResolutionContext {
         func place(_ winner: (entry: EntryBase, owner: DIContainer, level: Int)) -> (Int, Int) {
             places[ObjectIdentifier(winner.entry)] ?? (winner.level, winner.entry.order)
         }
-        let ordered = winners.values.sorted { place($0) < place($1) }
+        let ordered = winners.values.filter { !$0.entry.takesArgument }.sorted { place($0) < place($1) }
         return try ordered.map { winner in
             try instance(
                 of: unsafeDowncast(winner.entry, to: Entry<T>.self),

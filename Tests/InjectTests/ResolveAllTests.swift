@@ -86,6 +86,17 @@ struct ResolveAllTests {
         #expect(formats(container.resolveAll(Exporter.self)) == ["plain"])
     }
 
+    @Test func aChildsArgumentRegistrationShadowsItsParentsUnderTheSameNameAndIsLeftOutToo() {
+        let root = DIContainer()
+        root.register(Exporter.self) { NamedExporter("pdf") }
+        root.register(Exporter.self, name: "csv") { NamedExporter("root csv") }
+        let child = root.makeChild()
+        child.register(Exporter.self, name: "csv") { (_: DIResolver, separator: String) in NamedExporter(separator) }
+
+        #expect(formats(child.resolveAll(Exporter.self)) == ["pdf"], "no resolve through the child gets root csv")
+        #expect(formats(root.resolveAll(Exporter.self)) == ["pdf", "root csv"])
+    }
+
     @Test func aFactoryResolvesAllThroughItsResolverAndValidationSeesTheEdges() throws {
         let container = DIContainer()
         container.register(Exporter.self, name: "pdf") { NamedExporter("pdf") }
