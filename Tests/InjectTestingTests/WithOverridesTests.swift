@@ -417,6 +417,23 @@ struct OverridesClosureMistakeTests {
         }
     }
 
+    @Test func anOverrideThatTakesAnotherArgumentTypeSaysTheOverrideIsWhatDiffers() throws {
+        let app = DIContainer()
+        app.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+        let line = #line + 2
+        let error = try withOverrides(in: app) {
+            $0.register(Widget.self) { (_: DIResolver, serial: String) in Widget(serial: serial.count) }
+        } operation: {
+            try #require(throws: ResolutionError.self) { try app.resolveThrowing(Widget.self, argument: 5) }
+        }
+
+        #expect(error.kind == .argumentMismatch)
+        #expect(error.registration == "\(#fileID):\(line)", "the override's line: \(error)")
+        #expect(error.description.contains("Widget is a test override, registered at"), "\(error)")
+        #expect(error.description.contains("the code under test resolved it with one of type Int"), "\(error)")
+        #expect(error.description.contains("(r: DIResolver, argument: Int) in ..."), "\(error)")
+    }
+
     @Test func anOverrideThatResolvesWhatItReplacesSaysHowToWrapTheRealOne() throws {
         let app = DIContainer()
         app.register(Widget.self) { Widget(serial: 0) }

@@ -626,6 +626,28 @@ extension ResolutionContext {
             let askedBy =
                 caller.map { "asked by: \($0.label)'s factory, registered at \($0.location)" }
                 ?? "asked by: a resolve call outside any factory"
+            let given = Describe.type(mismatch.given)
+            if let overlay, overlay.registers(entry) {
+                // The code under test passes what the app's registration takes: the override is what differs.
+                let request =
+                    "\(Describe.type(entry.serviceType)).self" + (entry.name.map { ", name: \"\($0.rawValue)\"" } ?? "")
+                return ResolutionError(
+                    kind: .argumentMismatch,
+                    service: entry.label,
+                    path: path,
+                    registration: entry.location,
+                    headline: """
+                        \(entry.label) is a test override, registered at \(entry.location), whose factory takes a \
+                        runtime argument of type \(expected), but the code under test resolved it with one of type \
+                        \(given).
+                        """,
+                    details: [askedBy],
+                    fix: """
+                        give the override a factory that takes the argument type the code passes: \
+                        $0.register(\(request)) { (r: DIResolver, argument: \(given)) in ... }.
+                        """
+                )
+            }
             return ResolutionError(
                 kind: .argumentMismatch,
                 service: entry.label,
@@ -633,7 +655,7 @@ extension ResolutionContext {
                 registration: caller?.location ?? entry.location,
                 headline: """
                     \(entry.label), registered at \(entry.location), takes a runtime argument of type \(expected), \
-                    but was given one of type \(Describe.type(mismatch.given)).
+                    but was given one of type \(given).
                     """,
                 details: [askedBy],
                 fix: "pass an argument of type \(expected)."
