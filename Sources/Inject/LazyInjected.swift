@@ -95,7 +95,7 @@ final class LazyInjection<Service>: @unchecked Sendable {
 
     var value: Service {
         do {
-            return try slots.current.lazyInstance(for: site.description, at: site) {
+            return try slots.current.lazyInstance(for: site.description, file: site.file, line: site.line) {
                 guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
                 return try container.resolveThrowing(Service.self, name: name)
             }

@@ -71,7 +71,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
     var value: Service? {
         let reference: WeakReference
         do {
-            reference = try slots.current.lazyInstance(for: site.description, at: site) {
+            reference = try slots.current.lazyInstance(for: site.description, file: site.file, line: site.line) {
                 guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
                 return WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
             }

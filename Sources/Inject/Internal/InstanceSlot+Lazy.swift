@@ -9,12 +9,14 @@ extension InstanceSlot {
     /// - Parameters:
     ///   - holder: The holder as a person reads it, such as `LazySingleton<Config>` or
     ///     `@LazyInjected Store at App/Screen.swift:12`.
-    ///   - site: The property's declaration, for a wrapper: the trap names it as its file and line.
+    ///   - file: The holder's declaration (a wrapper's property, a `LazySingleton`'s creation): the trap's file.
+    ///   - line: The holder's declaration line.
     ///   - build: Makes the instance, with no lock held.
     /// - Throws: What `build` throws.
     func lazyInstance(
         for holder: @autoclosure () -> String,
-        at site: PropertySite? = nil,
+        file: StaticString,
+        line: UInt,
         build: () throws -> T
     ) throws -> T {
         do {
@@ -29,8 +31,8 @@ extension InstanceSlot {
                   fix: do not read \(holder()) from the code that makes its value (its factory or make, or anything \
                 they call).
                 """,
-                file: site?.file ?? #fileID,
-                line: site?.line ?? #line
+                file: file,
+                line: line
             )
         } catch let deadlock as Parking.Deadlock {
             fatalError(
@@ -39,8 +41,8 @@ extension InstanceSlot {
                 waits for \(holder()) on another thread: neither can finish.
                   fix: break the cycle, so that making one of these values does not need the other.
                 """,
-                file: site?.file ?? #fileID,
-                line: site?.line ?? #line
+                file: file,
+                line: line
             )
         }
     }
