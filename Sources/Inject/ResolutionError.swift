@@ -143,6 +143,15 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         } else {
             details.append("reached from: \(property)")
         }
+        let lazy = "\(site.wrapper)" == "@LazyInjected" || "\(site.wrapper)" == "@WeakInjected"
+        if kind == .cycle, lazy, depth > 0 {
+            // The property is lazy already: what closes the cycle is its read inside a build it depends on.
+            fix = """
+                read \(property) after the object that holds it is built (in a method, not in its init, its \
+                factory, or anything they call): its first read resolves \(Describe.service(site.service, site.name)), \
+                which needs the build that is still running.
+                """
+        }
         return ResolutionError(
             kind: kind,
             service: service,

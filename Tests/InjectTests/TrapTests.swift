@@ -96,6 +96,12 @@ private func failIfStillRunning(after seconds: Double = 20) {
     watchdog.start()
 }
 
+/// Reads its own type lazily: its factory reading `me` is a read inside the build it needs.
+private final class SelfReader: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
+    @LazyInjected var me: SelfReader
+}
+
 /// A screen with an `@Injected` ledger, made inside a factory.
 private final class LedgerScreen: @unchecked Sendable {
     // @unchecked: the wrapper is set once, in init.
@@ -288,6 +294,8 @@ struct TrapTests {
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("recursion"))
+        #expect(stderr.contains("LazySingleton<Int> made at InjectTests/TrapTests.swift:"), "\(stderr)")
+        #expect(!stderr.contains("InstanceSlot+Lazy.swift"), "Inject's own file: \(stderr)")
         #expect(!stderr.contains("a hang, not a trap"))
     }
 
@@ -308,6 +316,25 @@ struct TrapTests {
             "\(stderr)"
         )
         #expect(!stderr.contains("a hang, not a trap"))
+    }
+
+    @Test func aLazyPropertyReadInsideTheBuildItNeedsSaysToReadItLaterNotToMakeItLazy() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning()
+            let container = DIContainer()
+            container.register(SelfReader.self) { _ in
+                let reader = SelfReader()
+                _ = reader.me
+                return reader
+            }
+            .scope(.singleton)
+            _ = container.resolve(SelfReader.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("dependency cycle: SelfReader -> SelfReader."), "\(stderr)")
+        #expect(stderr.contains("fix: read @LazyInjected SelfReader at InjectTests/TrapTests.swift:"), "\(stderr)")
+        #expect(!stderr.contains("hold the other with @LazyInjected"), "\(stderr)")
     }
 
     @Test func aCycleThroughInjectedInsideAFactoryTrapsNamingEveryStep() async throws {
