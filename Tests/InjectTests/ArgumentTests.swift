@@ -168,3 +168,89 @@ struct ArgumentTests {
         #expect(container.resolve(UserID.self, argument: "ok") == UserID(raw: "ok"))
     }
 }
+
+/// A tree node that resolves its child with the next depth: recursion over argument values, not a cycle.
+private final class TreeNode: Sendable {
+    let depth: Int
+    let child: TreeNode?
+
+    init(depth: Int, child: TreeNode?) {
+        self.depth = depth
+        self.child = child
+    }
+}
+
+/// A document that takes its appendix, another document of the same registration, in `resolveProperties`.
+private final class Document: @unchecked Sendable {
+    // @unchecked: `appendix` is set once, by resolveProperties, before the document is handed out.
+    let title: String
+    var appendix: Document?
+
+    init(title: String) {
+        self.title = title
+    }
+}
+
+/// The same registration asked for again with another argument value, inside its own build: another build, never
+/// the instance in progress and never a cycle.
+struct ArgumentRecursionTests {
+    @Test(arguments: [Scope.transient, .graph, .cached])
+    func aFactoryThatResolvesItsOwnRegistrationWithAnotherValueGetsANewInstance(scope: Scope) throws {
+        let container = DIContainer()
+        container.register(TreeNode.self) { (r: DIResolver, depth: Int) in
+            TreeNode(depth: depth, child: depth == 0 ? nil : try r.resolve(argument: depth - 1))
+        }
+        .scope(scope)
+        .validationArgument(3)
+
+        let root = try container.resolveThrowing(TreeNode.self, argument: 3)
+
+        let depths = sequence(first: root, next: \.child).map(\.depth)
+        #expect(depths == [3, 2, 1, 0])
+        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+    }
+
+    @Test(arguments: [Scope.transient, .graph, .cached])
+    func resolvePropertiesThatAsksForTheSameRegistrationWithAnotherValueGetsThatOne(scope: Scope) throws {
+        let container = DIContainer()
+        container.register(Document.self) { (_: DIResolver, title: String) in Document(title: title) }
+            .scope(scope)
+            .resolveProperties { r, document in
+                if document.title == "main" {
+                    document.appendix = try r.resolve(argument: "appendix")
+                }
+            }
+            .validationArgument("main")
+
+        let main = try container.resolveThrowing(Document.self, argument: "main")
+
+        #expect(main.appendix?.title == "appendix")
+        #expect(main.appendix !== main)
+        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+    }
+
+    @Test func theSameValueInsideItsOwnBuildIsStillACycle() throws {
+        let container = DIContainer()
+        container.register(TreeNode.self) { (r: DIResolver, depth: Int) in
+            TreeNode(depth: depth, child: try r.resolve(argument: depth))
+        }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(TreeNode.self, argument: 1)
+        }
+
+        #expect(error.kind == .cycle, "\(error)")
+    }
+
+    @Test func anAsyncResolveOfARecursiveArgumentRegistrationGetsEveryLevel() async throws {
+        let container = DIContainer()
+        container.register(TreeNode.self) { (r: DIResolver, depth: Int) in
+            TreeNode(depth: depth, child: depth == 0 ? nil : try r.resolve(argument: depth - 1))
+        }
+        .scope(.cached)
+
+        let root = try await container.resolveAsync(TreeNode.self, argument: 2)
+
+        #expect(sequence(first: root, next: \.child).map(\.depth) == [2, 1, 0])
+    }
+}

@@ -93,7 +93,7 @@ extension AsyncResolution {
             kind: parent?.recordKind ?? .factory
         )
         recordRequest(from: parent.map { ($0.entry, $0.container) }, to: entry, home: home)
-        if let (frame, index) = parent?.find(entry, in: home) {
+        if let (frame, index) = parent?.find(entry, in: home, argument) {
             if let inProgress = frame.instanceInProgress {
                 return unsafeDowncast(inProgress, to: Box<T>.self).value
             }
@@ -104,7 +104,13 @@ extension AsyncResolution {
             guard let key = keying.key(of: argument) else {
                 // A value that does not convert to the registration's argument type: the factory reports the wrong
                 // type, with the path, as a synchronous resolve does.
-                let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
+                let frame = AsyncFrame(
+                    entry: entry,
+                    container: home,
+                    argument: argument,
+                    parent: parent,
+                    resolution: self
+                )
                 return try await build(entry, frame: frame, code, argument)
             }
             let cache: ArgumentCache<T>
@@ -128,7 +134,7 @@ extension AsyncResolution {
             let slot = overlay.unsafelyUnwrapped.slot(for: entry, home: home, code)
             return try await fill(slot, entry, in: home, code, argument, parent: parent)
         case .none:
-            let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
+            let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
             return try await build(entry, frame: frame, code, argument)
         case .graph:
             return try await fill(
@@ -169,7 +175,7 @@ extension AsyncResolution {
         _ argument: ArgumentBox?,
         parent: AsyncFrame?
     ) async throws -> T {
-        let frame = AsyncFrame(entry: entry, container: home, parent: parent, resolution: self)
+        let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
         do {
             return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
                 try await build(entry, frame: frame, code, argument)

@@ -119,6 +119,8 @@ final class AsyncFrame: @unchecked Sendable {
     let parent: AsyncFrame?
     let resolution: AsyncResolution
     let depth: Int
+    /// The runtime argument the build was asked with, if any (see ``ResolutionContext/Frame/argument``).
+    let argument: ArgumentBox?
     /// How far the build has come.
     private struct Progress {
         /// The instance once the factory has returned, while `resolveProperties` runs.
@@ -131,9 +133,16 @@ final class AsyncFrame: @unchecked Sendable {
 
     private let progress = Locked(Progress())
 
-    init(entry: EntryBase, container: DIContainer, parent: AsyncFrame?, resolution: AsyncResolution) {
+    init(
+        entry: EntryBase,
+        container: DIContainer,
+        argument: ArgumentBox?,
+        parent: AsyncFrame?,
+        resolution: AsyncResolution
+    ) {
         self.entry = entry
         self.container = container
+        self.argument = argument
         self.parent = parent
         self.resolution = resolution
         self.depth = (parent?.depth ?? 0) + 1
@@ -193,11 +202,17 @@ final class AsyncFrame: @unchecked Sendable {
         return frames.reversed()
     }
 
-    /// The frame building `entry` in `home`, this one or an ancestor, with its index in ``chain``.
-    func find(_ entry: EntryBase, in home: DIContainer) -> (frame: AsyncFrame, index: Int)? {
+    /// The frame building `entry` in `home` with `argument`, this one or an ancestor, with its index in ``chain``.
+    func find(
+        _ entry: EntryBase,
+        in home: DIContainer,
+        _ argument: ArgumentBox?
+    ) -> (frame: AsyncFrame, index: Int)? {
         var current: AsyncFrame? = self
         while let frame = current {
-            if frame.entry === entry && frame.container === home {
+            if frame.entry === entry && frame.container === home
+                && ResolutionContext.sameArgument(frame.argument, argument, of: entry)
+            {
                 return (frame, frame.depth - 1)
             }
             current = frame.parent

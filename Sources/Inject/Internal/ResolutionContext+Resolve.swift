@@ -169,7 +169,7 @@ extension ResolutionContext {
         if let resolution = asyncResolution {
             resolution.recordRequest(from: frames.last.map { ($0.entry, $0.container) }, to: entry, home: home)
         }
-        if let index = frameIndex(of: entry, in: home) {
+        if let index = frameIndex(of: entry, in: home, argument) {
             if let inProgress = frames[index].inProgress {
                 return unsafeDowncast(inProgress.takeUnretainedValue(), to: Box<T>.self).value
             }
@@ -321,17 +321,36 @@ extension ResolutionContext {
         throw reported ?? notBuiltYet(entry, code: code, because: .notBuilt, lastFailure: slot?.lastFailure)
     }
 
-    /// Where `entry`, built in `home`, is on the stack, innermost first.
+    /// Where `entry`, built in `home` with `argument`, is on the stack, innermost first.
     @inline(__always)
-    private func frameIndex(of entry: EntryBase, in home: DIContainer) -> Int? {
+    private func frameIndex(of entry: EntryBase, in home: DIContainer, _ argument: ArgumentBox?) -> Int? {
         var index = frames.count - 1
         while index >= 0 {
-            if frames[index].entry === entry && frames[index].container === home {
+            if frames[index].entry === entry && frames[index].container === home
+                && Self.sameArgument(frames[index].argument, argument, of: entry)
+            {
                 return index
             }
             index -= 1
         }
         return nil
+    }
+
+    /// Whether two builds of `entry` were asked with the same argument: always, unless both have one, the
+    /// registration keys its instances by argument value (`Hashable`), and the values differ. Recursion over other
+    /// values (a tree node that resolves its children with their own ids) is then not a cycle, and ends by itself.
+    @inline(__always)
+    static func sameArgument(_ lhs: ArgumentBox?, _ rhs: ArgumentBox?, of entry: EntryBase) -> Bool {
+        guard let lhs, let rhs, lhs !== rhs else { return true }
+        return sameArgumentSlowly(lhs, rhs, of: entry)
+    }
+
+    @inline(never)
+    private static func sameArgumentSlowly(_ lhs: ArgumentBox, _ rhs: ArgumentBox, of entry: EntryBase) -> Bool {
+        guard let keying = entry.argumentKeying, let left = keying.key(of: lhs), let right = keying.key(of: rhs) else {
+            return true
+        }
+        return left == right
     }
 
     private func fill<T>(
@@ -382,7 +401,7 @@ extension ResolutionContext {
         if overlay?.recorder != nil || BuildObservation.isActive || asyncResolution != nil {
             return try buildTimed(entry, in: home, code, argument)
         }
-        push(entry, home)
+        push(entry, home, argument)
         defer { pop() }
         return try runFactory(entry, in: home, code, argument)
     }
@@ -398,7 +417,7 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         let start = DispatchTime.now().uptimeNanoseconds
-        push(entry, home)
+        push(entry, home, argument)
         var built = false
         defer {
             let elapsed = DispatchTime.now().uptimeNanoseconds &- start

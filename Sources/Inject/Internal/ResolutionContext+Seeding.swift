@@ -32,7 +32,7 @@ extension ResolutionContext {
             preconditionFailure("Inject: an async resolution went \(Self.maximumDepth) registrations deep")
         }
         for ancestor in chain {
-            push(ancestor.entry, ancestor.container)
+            push(ancestor.entry, ancestor.container, ancestor.argument)
             if let box = ancestor.instanceInProgress {
                 setInProgress(box)
             }

@@ -21,6 +21,9 @@ final class ResolutionContext {
         // Unowned: the entry and container are alive for as long as the resolve that pushed the frame.
         unowned(unsafe) let entry: EntryBase
         unowned(unsafe) let container: DIContainer
+        /// The runtime argument the build was asked with, if any: a build of the same argument registration with
+        /// another argument value is another build, not a cycle. Unowned: alive as long as the resolve's call.
+        unowned(unsafe) let argument: ArgumentBox?
         /// The instance, boxed and retained, once the factory has returned and while `resolveProperties` runs: a
         /// request for the same registration then gets it back, which is how a cycle is closed. Released by `pop`.
         var inProgress: Unmanaged<AnyObject>?
@@ -92,8 +95,10 @@ final class ResolutionContext {
 
     /// Pushes a frame: a store and an increment into a buffer of ``maximumDepth`` frames, made once per thread.
     @inline(__always)
-    func push(_ entry: EntryBase, _ container: DIContainer) {
-        (frameBuffer + depthStorage.pointee).initialize(to: Frame(entry: entry, container: container, inProgress: nil))
+    func push(_ entry: EntryBase, _ container: DIContainer, _ argument: ArgumentBox?) {
+        (frameBuffer + depthStorage.pointee).initialize(
+            to: Frame(entry: entry, container: container, argument: argument, inProgress: nil)
+        )
         depthStorage.pointee += 1
     }
 
