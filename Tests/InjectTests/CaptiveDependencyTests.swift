@@ -83,6 +83,8 @@ struct CaptiveDependencyTests {
         (.cached, .session),
         (.custom("a"), .custom("b")),
         (.session, .cached),
+        (.scoped, .cached),
+        (.scoped, .session),
     ])
     func aLongLivedServiceHoldingAResettableServiceIsCaptive(holderScope: Scope, heldScope: Scope) throws {
         let container = DIContainer()
@@ -159,6 +161,9 @@ struct CaptiveDependencyTests {
         (.cached, .cached),
         (.cached, .singleton),
         (.session, .singleton),
+        (.scoped, .scoped),
+        (.scoped, .singleton),
+        (.scoped, .transient),
     ])
     func holdingAServiceOfAnUnflaggedLifetimeIsNotCaptive(holderScope: Scope, heldScope: Scope) {
         let container = DIContainer()

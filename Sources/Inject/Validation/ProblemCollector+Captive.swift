@@ -1,6 +1,6 @@
 extension ProblemCollector {
-    /// Captive dependencies: a `.singleton`, `.cached` or custom-scope instance that holds an instance whose life can
-    /// end while the holder goes on, so that the holder keeps a stale one.
+    /// Captive dependencies: a `.singleton`, `.cached`, `.scoped` or custom-scope instance that holds an instance whose
+    /// life can end while the holder goes on, so that the holder keeps a stale one.
     ///
     /// Lifetimes are compared, not scope names. An instance lives in a container (a `.scoped` one in the container
     /// that resolved it, every other caching scope in its registration's container) and ends with that container,
@@ -21,7 +21,9 @@ extension ProblemCollector {
     mutating func addCaptiveDependencies(in seen: ValidationRecorder.State) {
         let entriesByID = seen.entriesByID
         for case .node(let holderNode) in seen.sources {
-            guard let holder = entriesByID[holderNode.entry], !holder.isForward, Self.canCapture(holder.scope) else {
+            guard let holder = entriesByID[holderNode.entry], !holder.isForward, Self.canCapture(holder.scope),
+                let holderHome = seen.containers[holderNode.home]
+            else {
                 continue
             }
             var visited: Set<ValidationRecorder.Node> = [holderNode]
@@ -32,7 +34,7 @@ extension ProblemCollector {
                     if held.isForward || held.scope == .transient || held.scope == .graph {
                         pending.append((target, via + [held]))
                     } else if let home = seen.containers[target.home],
-                        let ending = Self.ending(of: held, builtIn: home, heldBy: holder)
+                        let ending = Self.ending(of: held, builtIn: home, heldBy: holder, builtIn: holderHome)
                     {
                         addCaptive(holder: holder, held: held, via: via, ending: ending)
                     }
@@ -44,17 +46,23 @@ extension ProblemCollector {
     /// Scopes whose instances outlive a reset of another scope: the ones a captive dependency can be held by.
     private static func canCapture(_ scope: Scope) -> Bool {
         switch scope.kind {
-        case .singleton, .cached, .custom: true
-        case .transient, .graph, .weak, .scoped: false
+        case .singleton, .cached, .custom, .scoped: true
+        case .transient, .graph, .weak: false
         }
     }
 
     /// How `held`, built in `home`, can end while `holder` goes on, in words; `nil` when it cannot.
-    private static func ending(of held: EntryBase, builtIn home: DIContainer, heldBy holder: EntryBase) -> String? {
+    private static func ending(
+        of held: EntryBase,
+        builtIn home: DIContainer,
+        heldBy holder: EntryBase,
+        builtIn holderHome: DIContainer
+    ) -> String? {
         let scope = held.scope
-        // The container each instance lives in: the holder's scopes all live in the registering container.
+        // The container each instance lives in: a `.scoped` one in the container that resolved it, the other
+        // caching scopes in the registering container.
         let heldContainer = scope == .scoped ? home : held.owner
-        let holderContainer = holder.owner
+        let holderContainer = holder.scope == .scoped ? holderHome : holder.owner
         let endsWithAChild = heldContainer !== holderContainer && heldContainer.isOrDescends(from: holderContainer)
         switch scope.kind {
         case .transient, .graph, .weak:
@@ -66,7 +74,10 @@ extension ProblemCollector {
             if endsWithAChild {
                 return "when the child scope that made \(held.label) ends, \(holder.label) still holds it"
             }
-            guard heldContainer === holderContainer, holderContainer.parent == nil else { return nil }
+            // Two `.scoped` instances of the same container live and end together.
+            guard holder.scope != .scoped, heldContainer === holderContainer, holderContainer.parent == nil else {
+                return nil
+            }
             return """
                 \(held.label) is .scoped, one per child scope, but \(holder.label) is application-wide: it holds the \
                 root container's own \(held.label), which no child scope shares, and a reset(.scoped) of the root \
