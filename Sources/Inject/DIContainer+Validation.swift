@@ -330,6 +330,8 @@ extension DIContainer {
                 }
                 if let failure {
                     problems.add(failure, at: check.site.location)
+                } else if "\(check.site.wrapper)" == "@WeakInjected" {
+                    problems.addWeakPropertyOfANewInstance(check.site, through: check.container)
                 }
             }
         }

@@ -60,6 +60,57 @@ private final class ProfileFormatter: @unchecked Sendable {
     }
 }
 
+/// Holds a widget weakly, made by a factory: its wrapper resolves through that factory's container.
+private final class WeakWidgetHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
+    @WeakInjected var widget: Widget?
+}
+
+private protocol Gizmo: AnyObject, Sendable {}
+extension Widget: Gizmo {}
+
+/// Holds a gizmo weakly, asked for by its protocol.
+private final class WeakGizmoHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
+    @WeakInjected var gizmo: Gizmo?
+}
+
+struct WeakPropertyOfANewInstanceTests {
+    @Test(arguments: [Scope.graph, .transient])
+    func aWeakPropertyOfAServiceThatNothingKeepsIsAWarning(scope: Scope) throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget() }.scope(scope)
+        container.register(WeakWidgetHolder.self) { WeakWidgetHolder() }
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems.first { $0.message.contains("holds Widget weakly") }, "\(report)")
+        #expect(problem.severity == .warning)
+        #expect(problem.location.hasPrefix("InjectTests/ValidationTests.swift:"), "the property's line: \(problem)")
+        #expect(problem.message.contains("is \(scope)"), "\(problem)")
+        #expect(problem.message.contains("so the property is nil at once"), "\(problem)")
+        #expect(container.resolve(WeakWidgetHolder.self).widget == nil, "what the warning says")
+    }
+
+    @Test(arguments: [Scope.singleton, .cached, .weak])
+    func aWeakPropertyOfAServiceThatIsKeptIsNot(scope: Scope) {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget() }.scope(scope)
+        container.register(WeakWidgetHolder.self) { WeakWidgetHolder() }
+
+        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+    }
+
+    @Test func aWeakPropertyOfAForwardToASingletonIsNot() {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget() }.scope(.singleton).implements(Gizmo.self)
+        container.register(WeakGizmoHolder.self) { WeakGizmoHolder() }
+
+        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+        #expect(container.resolve(WeakGizmoHolder.self).gizmo != nil)
+    }
+}
+
 struct ValidationTests {
     // MARK: A clean container
 

@@ -220,6 +220,44 @@ struct ProblemCollector {
         }
     }
 
+    /// A `@WeakInjected` property whose service is `.transient` or `.graph`: its first read builds a new instance that
+    /// nothing else holds, so the property is `nil` at once.
+    mutating func addWeakPropertyOfANewInstance(_ site: PropertySite, through container: DIContainer) {
+        let thread = ResolutionContext.currentPointer
+        guard var found = container.lookupVisible(Key(site.service, site.name), from: thread) else { return }
+        // Through `implements` forwards (each a step), to the registration that makes the instance.
+        for _ in 0..<8 {
+            guard let target = found.entry.takeUnretainedValue().forwardTarget,
+                let next = found.owner.takeUnretainedValue().lookupVisible(target.key, from: thread)
+            else { break }
+            found = next
+        }
+        let entry = found.entry.takeUnretainedValue()
+        guard !entry.isForward else { return }
+        let scope = entry.scope
+        guard scope == .transient || scope == .graph else { return }
+        add(
+            ValidationProblem(
+                severity: .warning,
+                kind: .invalidRegistration,
+                service: entry.label,
+                location: site.location,
+                message: """
+                    \(site) holds \(entry.label) weakly, but \(entry.label) is \(scope), registered at \
+                    \(entry.location): its first read builds a new one that nothing else holds, so the property is \
+                    nil at once.
+                    """,
+                details: [
+                    """
+                    fix: give \(entry.label) a scope that keeps it (.singleton, .cached, .scoped, or .weak while \
+                    something else owns it), or hold it strongly with @Injected or @LazyInjected.
+                    """
+                ]
+            ),
+            key: "weak-new:\(site.location)"
+        )
+    }
+
     /// Synchronous factories whose own time was above ``slowFactoryNanoseconds``. An async factory's time includes
     /// what it awaits (a disk, a network), which is why it is async: `warmUp()` builds those in parallel and its
     /// report gives their times, so they are not flagged here.
