@@ -103,4 +103,26 @@ struct TaskLocalIsolationTests {
         #expect(outside == 0, "a task without overrides saw another task's override")
         #expect(await inside == 1)
     }
+    @Test func aTaskStartedInsideAnOverrideAndRunAfterItEndsGetsTheRealServiceWhateverElseIsOverridden() async {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }
+        let started = AsyncGate()
+        let escaped = withOverrides(in: app) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            // Not awaited here: it outlives the override, carrying the override's task-local with it.
+            Task {
+                await started.wait()
+                return app.resolve(Widget.self).serial
+            }
+        }
+        // Another test's override, active somewhere in the process while the escaped task resolves.
+        let serial = await withOverrides(in: DIContainer()) { _ in
+        } operation: {
+            started.openGate()
+            return await escaped.value
+        }
+
+        #expect(serial == 0, "an override that has ended applied again because another one was active")
+    }
 }

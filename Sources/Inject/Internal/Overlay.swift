@@ -36,6 +36,10 @@ final class Overlay: @unchecked Sendable {
     /// The slots, by the identity of the container they belong to (their home), then of their entry: a container's
     /// release takes its own slots in one step.
     private let slots = Locked<[ObjectIdentifier: [ObjectIdentifier: Held]]>([:])
+    /// How many scopes it is active in now: ``activated(_:)`` calls under way (the override's own, and the workers
+    /// it lends itself to) and a ``pushProcessWide()``. At zero it has ended: a task that still carries it (a
+    /// `Task {}` started inside an override and run after it) no longer resolves under it.
+    private let activations = Locked(0)
 
     init(target: DIContainer?, registry: DIContainer?, outer: Overlay?, recorder: ValidationRecorder? = nil) {
         self.target = target
@@ -166,16 +170,40 @@ extension Overlay {
     }
 
     private static func activeSlowly() -> Overlay? {
-        if let overlay = current {
+        // The task's overlay, unless it has ended: then the innermost one around it that has not.
+        var overlay = current
+        while let candidate = overlay, !candidate.isActive {
+            overlay = candidate.outer
+        }
+        if let overlay {
             return overlay
         }
         return pushed.withLock { $0.last }
     }
 
+    /// Whether it is active in some scope now (see ``activations``).
+    private var isActive: Bool {
+        activations.withLock { $0 > 0 }
+    }
+
+    /// Whether the current task runs under a test override of its own (`withOverrides`, the `.overrides` trait),
+    /// as opposed to a pushed one or none.
+    static var isTaskLocalOverrideActive: Bool {
+        guard activeCount.value > 0 else { return false }
+        var overlay = current
+        while let candidate = overlay {
+            if candidate.isActive, candidate.registry != nil, candidate.recorder == nil {
+                return !pushed.withLock { $0.contains { $0 === candidate } }
+            }
+            overlay = candidate.outer
+        }
+        return false
+    }
+
     /// Runs `body` with this overlay active for the current task.
     func activated<Result>(_ body: () throws -> Result) rethrows -> Result {
-        Self.activeCount.add(1)
-        defer { Self.activeCount.add(-1) }
+        begin()
+        defer { end() }
         return try Self.$current.withValue(self, operation: body)
     }
 
@@ -184,14 +212,24 @@ extension Overlay {
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async rethrows -> Result {
-        Self.activeCount.add(1)
-        defer { Self.activeCount.add(-1) }
+        begin()
+        defer { end() }
         return try await Self.$current.withValue(self, operation: body, isolation: isolation)
+    }
+
+    private func begin() {
+        Self.activeCount.add(1)
+        activations.withLock { $0 += 1 }
+    }
+
+    private func end() {
+        activations.withLock { $0 -= 1 }
+        Self.activeCount.add(-1)
     }
 
     /// Makes this overlay active for the whole process until ``popProcessWide()``.
     func pushProcessWide() {
-        Self.activeCount.add(1)
+        begin()
         Self.pushed.withLock { $0.append(self) }
     }
 
@@ -203,7 +241,7 @@ extension Overlay {
             return true
         }
         if removed {
-            Self.activeCount.add(-1)
+            end()
         }
     }
 }
