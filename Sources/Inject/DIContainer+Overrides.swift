@@ -26,7 +26,24 @@ package final class OverrideLayer: Sendable {
     }
 
     /// Makes the layer active for the whole process, above any pushed before it, until ``pop()``.
-    package func push() {
+    ///
+    /// - Parameters:
+    ///   - file: The `pushOverrides` call, for its trap.
+    ///   - line: The `pushOverrides` call's line.
+    package func push(file: StaticString, line: UInt) {
+        if Overlay.isTaskLocalOverrideActive {
+            fatalError(
+                """
+                Inject: pushOverrides was called inside withOverrides (or under the .overrides trait): that \
+                override hides the push from the code inside it, and the push would keep the override's \
+                registrations in force after it ends.
+                  fix: call pushOverrides in setUp or at the start of the test, outside withOverrides; or register \
+                these overrides in the withOverrides closure.
+                """,
+                file: file,
+                line: line
+            )
+        }
         overlay.pushProcessWide()
     }
 
@@ -66,12 +83,36 @@ extension DIContainer {
     @inline(__always)
     func checkNotRegisteringAroundOverrides(_ action: @autoclosure () -> String, at entry: EntryBase) {
         if Self.overridesBeingMade.value > 0 {
-            checkNotRegisteringAroundOverridesSlowly(action(), at: entry)
+            checkNotChangingAroundOverridesSlowly(
+                "\(action()) at \(entry.location) registers into",
+                fix: """
+                    register on the closure's parameter: withOverrides { $0.register(...) } operation: { ... } (the \
+                    same in pushOverrides { $0.register(...) } and @Test(.overrides { $0.register(...) })).
+                    """,
+                file: entry.file,
+                line: entry.line
+            )
+        }
+    }
+
+    /// Traps when an overrides closure calls `action` (`reset(.cached)`, `seal()`) on the container it overrides or
+    /// one of its parents: it would change that container for good, where the closure is for registrations.
+    ///
+    /// - Parameter fix: Where the call belongs instead.
+    @inline(__always)
+    func checkNotChangingAroundOverrides(
+        _ action: @autoclosure () -> String,
+        fix: String,
+        file: StaticString,
+        line: UInt
+    ) {
+        if Self.overridesBeingMade.value > 0 {
+            checkNotChangingAroundOverridesSlowly("\(action()) changes", fix: fix, file: file, line: line)
         }
     }
 
     @inline(never)
-    private func checkNotRegisteringAroundOverridesSlowly(_ action: String, at entry: EntryBase) {
+    private func checkNotChangingAroundOverridesSlowly(_ what: String, fix: String, file: StaticString, line: UInt) {
         // The overridden container and its ancestors: what the override's target resolves through, for good. A child
         // of the target is left alone: the test may have made it for itself, even inside the closure.
         guard let made = ResolutionContext.current.overridesBeingMade, made.registry !== self,
@@ -79,14 +120,12 @@ extension DIContainer {
         else { return }
         fatalError(
             """
-            Inject: \(action) at \(entry.location) registers into the real container inside a test override's \
-            closure, which would change that container for good, for every test after this one, instead of \
-            overriding it for this test.
-              fix: register on the closure's parameter: withOverrides { $0.register(...) } operation: { ... } (the \
-            same in pushOverrides { $0.register(...) } and @Test(.overrides { $0.register(...) })).
+            Inject: \(what) the real container inside a test override's closure, which would change that container \
+            for good, for every test after this one, instead of overriding it for this test.
+              fix: \(fix)
             """,
-            file: entry.file,
-            line: entry.line
+            file: file,
+            line: line
         )
     }
 }

@@ -110,7 +110,17 @@ public final class DIContainer: @unchecked Sendable {
     ///
     /// Seal the root after the composition root has run, so that no code path changes the wiring later. Children
     /// of a sealed container are not sealed.
-    public func seal() {
+    ///
+    /// - Parameters:
+    ///   - file: The call, named by a trap (sealing the real container inside a test override's closure).
+    ///   - line: The call's line.
+    public func seal(file: StaticString = #fileID, line: UInt = #line) {
+        checkNotChangingAroundOverrides(
+            "seal()",
+            fix: "remove seal() from the overrides closure: seal the real container where the app composes it.",
+            file: file,
+            line: line
+        )
         state.withLock { _ in
             c_inject_store_release(tableCell + 1, UnsafeMutableRawPointer(bitPattern: 1))
         }

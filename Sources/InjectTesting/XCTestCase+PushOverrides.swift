@@ -20,12 +20,24 @@ extension XCTestCase {
     /// > default), use ``withOverrides(in:_:operation:)-(_,_,()->R)`` or the `.overrides` trait, which are bound to
     /// > the test's task.
     ///
+    /// Not inside ``withOverrides(in:_:operation:)-(_,_,()->R)`` or under the `.overrides` trait, whose override would
+    /// hide the push and be kept by it (that traps, saying so), and not in `tearDown()`, where XCTest takes no more
+    /// teardown blocks.
+    ///
     /// - Parameters:
     ///   - container: The container to override; ``DIContainer/shared`` by default.
+    ///   - file: The call, named by its trap; leave the default.
+    ///   - line: The call's line; leave the default.
     ///   - overrides: Registers the overrides, on a container of their own that is passed in.
-    public func pushOverrides(in container: DIContainer = .shared, _ overrides: (DIContainer) -> Void) {
+    public func pushOverrides(
+        in container: DIContainer = .shared,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ overrides: (DIContainer) -> Void
+    ) {
         let layer = container.overrideLayer(overrides)
-        layer.push()
+        // The pop is set up first: a push is never left without the block that ends it.
         addTeardownBlock { layer.pop() }
+        layer.push(file: file, line: line)
     }
 }

@@ -434,6 +434,53 @@ struct OverridesClosureMistakeTests {
         #expect(error.description.contains("(r: DIResolver, argument: Int) in ..."), "\(error)")
     }
 
+    @Test func resettingTheRealContainerInsideTheOverridesClosureTrapsSayingWhereResetBelongs() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            app.register(Widget.self) { Widget(serial: 0) }.scope(.cached)
+            withOverrides(in: app) { _ in
+                app.reset(.cached)
+            } operation: {
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(
+            stderr.contains("reset(.cached) changes the real container inside a test override's closure"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("WithOverridesTests.swift:"), "the call's line: \(stderr)")
+        #expect(stderr.contains("fix: call reset in the test's operation"), "\(stderr)")
+    }
+
+    @Test func sealingTheRealContainerInsideTheOverridesClosureTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            withOverrides(in: app) { _ in
+                app.seal()
+            } operation: {
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("seal() changes the real container inside a test override's closure"), "\(stderr)")
+    }
+
+    @Test func aPushInsideWithOverridesTrapsInsteadOfHidingAndKeepingIt() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            withOverrides(in: app) { _ in
+            } operation: {
+                // What XCTestCase.pushOverrides does, after it sets up the pop.
+                app.overrideLayer { $0.register(Widget.self) { Widget(serial: 2) } }.push(file: #fileID, line: #line)
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("pushOverrides was called inside withOverrides"), "\(stderr)")
+        #expect(stderr.contains("fix: call pushOverrides in setUp or at the start of the test"), "\(stderr)")
+    }
+
     @Test func anOverrideThatResolvesWhatItReplacesSaysHowToWrapTheRealOne() throws {
         let app = DIContainer()
         app.register(Widget.self) { Widget(serial: 0) }
