@@ -21,15 +21,7 @@ extension DIContainer {
     ///   - file: The call, named by a trap (a reset of the real container inside a test override's closure).
     ///   - line: The call's line.
     public func reset(_ scope: Scope, file: StaticString = #fileID, line: UInt = #line) {
-        checkNotChangingAroundOverrides(
-            "reset(\(scope))",
-            fix: """
-                call reset in the test's operation, where it drops what the override built and leaves the real \
-                container's instances as they are.
-                """,
-            file: file,
-            line: line
-        )
+        checkNotResettingAroundOverrides("reset(\(scope))", file: file, line: line)
         guard scope.isResettable else { return }
         if let overlay = Overlay.active() {
             overlay.reset(scope, in: self)
@@ -71,15 +63,7 @@ extension DIContainer {
     /// Traps when nothing is registered under the type and name, and for a ``Scope/singleton``, which lives as long
     /// as its container: register it `.cached` or in a custom scope to make it resettable.
     public func reset<T>(_ type: T.Type, name: Name? = nil, file: StaticString = #fileID, line: UInt = #line) {
-        checkNotChangingAroundOverrides(
-            "reset(\(Describe.request(T.self, name)))",
-            fix: """
-                call reset in the test's operation, where it drops what the override built and leaves the real \
-                container's instance as it is.
-                """,
-            file: file,
-            line: line
-        )
+        checkNotResettingAroundOverrides("reset(\(Describe.request(T.self, name)))", file: file, line: line)
         let overlay = Overlay.active()
         let thread = ResolutionContext.currentPointer
         func find(_ key: Key) -> (EntryBase, DIContainer)? {
@@ -143,5 +127,23 @@ extension DIContainer {
                 entry.dropCachedInstance()
             }
         }
+    }
+}
+
+extension DIContainer {
+    /// Traps when a test override's closure resets this container (or one it resolves through): see
+    /// ``checkNotChangingAroundOverrides(_:fix:file:line:)``.
+    @inline(__always)
+    fileprivate func checkNotResettingAroundOverrides(_ call: @autoclosure () -> String, file: StaticString, line: UInt)
+    {
+        checkNotChangingAroundOverrides(
+            call(),
+            fix: """
+                call reset in the test's operation, where it drops what the override built and leaves the real \
+                container's instances as they are.
+                """,
+            file: file,
+            line: line
+        )
     }
 }

@@ -677,17 +677,15 @@ extension ResolutionContext {
         case is NotOnMainActor:
             // The entry is on top of the stack; whoever asked for it is below it.
             if let asker = frames.dropLast().last?.entry, asker.isAsync {
-                return ResolutionError(
-                    kind: .notOnMainActor,
-                    service: entry.label,
+                return askedOffTheMainActor(
+                    entry,
+                    by: asker,
                     path: path,
-                    registration: asker.location,
                     headline: """
                         \(entry.label) is registered with mainActorFactory at \(entry.location), so it is built on \
                         the main actor, but \(asker.label)'s async factory resolves it synchronously, and an async \
                         factory never runs on the main actor: this fails whoever resolves \(asker.label).
                         """,
-                    details: ["asked by: \(asker.label)'s factory, registered at \(asker.location)"],
                     fix: """
                         resolve it with try await r.resolveAsync(\(Describe.type(entry.serviceType)).self), which \
                         hops to the main actor to build it.
@@ -697,22 +695,21 @@ extension ResolutionContext {
             }
             if asyncResolution?.startup != nil, let asker = frames.dropLast().last?.entry {
                 // A synchronous factory that warmUp() runs on the concurrency pool's threads.
-                return ResolutionError(
-                    kind: .notOnMainActor,
-                    service: entry.label,
+                return askedOffTheMainActor(
+                    entry,
+                    by: asker,
                     path: path,
-                    registration: asker.location,
                     headline: """
                         \(entry.label) is registered with mainActorFactory at \(entry.location), so it is built on \
                         the main actor, but \(asker.label)'s synchronous factory resolves it, and warmUp() runs \
                         synchronous factories off the main actor, wherever it is called from.
                         """,
-                    details: ["asked by: \(asker.label)'s factory, registered at \(asker.location)"],
                     fix: """
                         register \(asker.label) with mainActorFactory too, or resolve \(entry.label) with \
                         r.resolveAsync from an async factory (which hops to the main actor), or remove .eager() from \
                         what needs \(asker.label) and resolve it from @MainActor code after warmUp().
-                        """
+                        """,
+                    failsFromEveryCaller: false
                 )
             }
             return ResolutionError(
@@ -751,4 +748,27 @@ extension ResolutionContext {
 private func optionalType(of type: Any.Type) -> Any.Type {
     func wrap<T>(_: T.Type) -> Any.Type { T?.self }
     return wrap(type)
+}
+
+extension ResolutionContext {
+    /// A main-actor registration resolved off the main actor by `asker`'s factory.
+    fileprivate func askedOffTheMainActor(
+        _ entry: EntryBase,
+        by asker: EntryBase,
+        path: [String],
+        headline: String,
+        fix: String,
+        failsFromEveryCaller: Bool
+    ) -> ResolutionError {
+        ResolutionError(
+            kind: .notOnMainActor,
+            service: entry.label,
+            path: path,
+            registration: asker.location,
+            headline: headline,
+            details: ["asked by: \(asker.label)'s factory, registered at \(asker.location)"],
+            fix: fix,
+            failsFromEveryCaller: failsFromEveryCaller
+        )
+    }
 }
