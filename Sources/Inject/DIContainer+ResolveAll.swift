@@ -84,7 +84,9 @@ extension ResolutionContext {
         func place(_ winner: (entry: EntryBase, owner: DIContainer, level: Int)) -> (Int, Int) {
             places[ObjectIdentifier(winner.entry)] ?? (winner.level, winner.entry.order)
         }
-        let ordered = winners.values.filter { !$0.entry.takesArgument }.sorted { place($0) < place($1) }
+        let ordered = winners.values
+            .filter { !$0.entry.takesArgument && !$0.entry.forwardsAnArgument(in: $0.owner) }
+            .sorted { place($0) < place($1) }
         return try ordered.map { winner in
             try instance(
                 of: unsafeDowncast(winner.entry, to: Entry<T>.self),

@@ -72,11 +72,11 @@ extension DIContainer {
     }
 
     private func makeValidationReport(roots: [() -> Any]) -> ValidationReport {
-        ResolutionContext.requireOutsideResolutionToValidate("validate()")
+        ResolutionContext.requireOutsideResolutionToValidate("validate() (or validationReport())", of: self)
         var validation = Validation(of: self, buildsAsync: false)
         validation.overlay.activated {
             for (container, entry) in validation.registrations {
-                guard validation.shouldBuild(entry) else { continue }
+                guard validation.shouldBuild(entry, in: container) else { continue }
                 do {
                     try build(entry, owner: container, under: validation.overlay)
                 } catch {
@@ -148,20 +148,20 @@ extension DIContainer {
     }
 
     private func makeValidationReportAsync(roots: [() -> Any]) async -> ValidationReport {
-        ResolutionContext.requireOutsideResolutionToValidate("validateAsync()")
+        ResolutionContext.requireOutsideResolutionToValidate("validateAsync() (or validationReportAsync())", of: self)
         var validation = Validation(of: self, buildsAsync: true)
         let ordered =
             validation.registrations.filter { $0.1.isAsync } + validation.registrations.filter { !$0.1.isAsync }
         await validation.overlay.activated {
             for (container, entry) in ordered {
-                guard validation.shouldBuild(entry) else { continue }
+                guard validation.shouldBuild(entry, in: container) else { continue }
                 let resolution = AsyncResolution(overlay: validation.overlay, top: self)
                 do {
                     try await entry.buildAsync(
                         in: resolution,
                         owner: container,
                         through: self,
-                        argument: entry.validationSample
+                        argument: entry.validationSample(in: container)
                     )
                 } catch {
                     validation.problems.add(
@@ -212,16 +212,36 @@ extension DIContainer {
         ) -> [(DIContainer, EntryBase)] {
             guard let overrides = Overlay.active() else { return registrations }
             var seen: Set<ObjectIdentifier> = []
-            return registrations.compactMap { registration in
+            var result = registrations.compactMap { registration in
                 let (owner, entry) =
                     overrides.find(registration.1.key, through: container).map { ($0.owner, $0.entry) }
                     ?? registration
                 return seen.insert(ObjectIdentifier(entry)).inserted ? (owner, entry) : nil
             }
+            // The overrides' own registrations that replace nothing: what a resolve through `container` finds for
+            // their keys is them, and they are built like the rest.
+            var layer: Overlay? = overrides
+            while let current = layer {
+                if let registry = current.registry, current.applies(to: container) {
+                    for entry in registry.visibleEntries {
+                        guard let found = overrides.find(entry.key, through: container), found.entry === entry,
+                            seen.insert(ObjectIdentifier(entry)).inserted
+                        else { continue }
+                        result.append((found.owner, entry))
+                    }
+                }
+                layer = current.outer
+            }
+            return result
         }
 
         /// Whether to build `entry`; when not, the problem that says why is added. Counts what is built.
-        mutating func shouldBuild(_ entry: EntryBase) -> Bool {
+        mutating func shouldBuild(_ entry: EntryBase, in owner: DIContainer) -> Bool {
+            // A forward to an argument registration is built with that registration's sample; without one, the
+            // registration's own warning says it was not built, and the forward is not built either.
+            if entry.forwardsAnArgument(in: owner), entry.validationSample(in: owner) == nil {
+                return false
+            }
             if entry.isEager, let problem = DIContainer.eagerProblem(entry) {
                 problems.add(problem, building: entry)
             }

@@ -169,8 +169,11 @@ struct ArgumentTests {
     }
 }
 
+/// What a ``TreeNode`` is forwarded as.
+private protocol Branch: Sendable {}
+
 /// A tree node that resolves its child with the next depth: recursion over argument values, not a cycle.
-private final class TreeNode: Sendable {
+private final class TreeNode: Branch {
     let depth: Int
     let child: TreeNode?
 
@@ -240,6 +243,19 @@ struct ArgumentRecursionTests {
         }
 
         #expect(error.kind == .cycle, "\(error)")
+    }
+
+    @Test func aRecursionOverArgumentValuesThroughAnImplementsForwardIsNotACycle() throws {
+        let container = DIContainer()
+        container.register(TreeNode.self) { (r: DIResolver, depth: Int) in
+            let child: TreeNode? = depth == 0 ? nil : try r.resolve(Branch.self, argument: depth - 1) as? TreeNode
+            return TreeNode(depth: depth, child: child)
+        }
+        .implements(Branch.self)
+
+        let root = try #require(try container.resolveThrowing(Branch.self, argument: 2) as? TreeNode)
+
+        #expect(sequence(first: root, next: \.child).map(\.depth) == [2, 1, 0])
     }
 
     @Test func anAsyncResolveOfARecursiveArgumentRegistrationGetsEveryLevel() async throws {

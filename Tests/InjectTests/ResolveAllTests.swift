@@ -97,6 +97,17 @@ struct ResolveAllTests {
         #expect(formats(root.resolveAll(Exporter.self)) == ["pdf", "root csv"])
     }
 
+    @Test func aForwardToAnArgumentRegistrationIsLeftOutLikeTheRegistration() {
+        let container = DIContainer()
+        container.register(Exporter.self) { NamedExporter("plain") }
+        container.register(NamedExporter.self, name: "custom") { (_: DIResolver, format: String) in
+            NamedExporter(format)
+        }
+        .implements(Exporter.self, name: "custom")
+
+        #expect(formats(container.resolveAll(Exporter.self)) == ["plain"])
+    }
+
     @Test func aFactoryResolvesAllThroughItsResolverAndValidationSeesTheEdges() throws {
         let container = DIContainer()
         container.register(Exporter.self, name: "pdf") { NamedExporter("pdf") }

@@ -75,6 +75,34 @@ private final class WeakGizmoHolder: @unchecked Sendable {
     @WeakInjected var gizmo: Gizmo?
 }
 
+struct ForwardedArgumentRegistrationTests {
+    @Test func anImplementsForwardOfAnArgumentRegistrationIsBuiltWithItsSample() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+            .implements(Gizmo.self)
+            .validationArgument(3)
+
+        let report = container.validationReport()
+
+        #expect(report.problems.isEmpty, "\(report)")
+        let graph = DrawnGraph(dot: report.dot())
+        #expect(graph.edge(from: graph.node("Gizmo"), to: graph.node("Widget")) != nil, "\(report.dot())")
+        #expect((try container.resolveThrowing(Gizmo.self, argument: 4) as? Widget)?.serial == 4)
+    }
+
+    @Test func anImplementsForwardOfAnArgumentRegistrationWithoutASampleIsOnlyItsRegistrationsWarning() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+            .implements(Gizmo.self)
+
+        let report = container.validationReport()
+
+        #expect(report.isValid, "\(report)")
+        #expect(report.problems.count == 1, "\(report)")
+        #expect(report.problems.first?.message.contains("Widget takes a runtime argument of type Int") == true)
+    }
+}
+
 struct WeakPropertyOfANewInstanceTests {
     @Test(arguments: [Scope.graph, .transient])
     func aWeakPropertyOfAServiceThatNothingKeepsIsAWarning(scope: Scope) throws {

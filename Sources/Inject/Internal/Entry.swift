@@ -287,6 +287,33 @@ class EntryBase: @unchecked Sendable {
         (cells + Cell.sample).loadObject(as: ArgumentBox.self)
     }
 
+    /// What `validate()` builds this entry with, found in `owner`: its own sample, or, for an `implements` forward,
+    /// the sample of the registration it forwards to (which takes the argument the forward passes on).
+    func validationSample(in owner: DIContainer) -> ArgumentBox? {
+        validationSample ?? forwarded(in: owner)?.validationSample
+    }
+
+    /// Whether this is an `implements` forward to a registration that takes a runtime argument: `validate()` builds
+    /// it only with that registration's sample.
+    func forwardsAnArgument(in owner: DIContainer) -> Bool {
+        forwarded(in: owner)?.takesArgument == true
+    }
+
+    /// The registration at the end of this forward's chain, as `owner` finds it; `nil` when this is no forward.
+    private func forwarded(in owner: DIContainer) -> EntryBase? {
+        guard isForward else { return nil }
+        var entry: EntryBase = self
+        var container = owner
+        for _ in 0..<8 {
+            guard let target = entry.forwardTarget,
+                let found = container.lookupVisible(target.key, from: ResolutionContext.currentPointer)
+            else { break }
+            entry = found.entry.takeUnretainedValue()
+            container = found.owner.takeUnretainedValue()
+        }
+        return entry === self ? nil : entry
+    }
+
     /// Sets the validation sample; the previous one stays alive inside the new box.
     func setValidationSample(value: Any, type: Any.Type) {
         let box = ArgumentBox(value: value, type: type, previous: validationSample)

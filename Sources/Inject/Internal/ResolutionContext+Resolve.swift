@@ -87,7 +87,7 @@ extension ResolutionContext {
 
     /// Builds `entry` as a resolve through `container` would, for `validate()`.
     func validate<T>(_ entry: Entry<T>, owner: DIContainer, through container: DIContainer) throws {
-        _ = try instance(of: entry, owner: owner, through: container, entry.validationSample)
+        _ = try instance(of: entry, owner: owner, through: container, entry.validationSample(in: owner))
     }
 
     /// A factory parameter of type `W?` infers `T == W?`: when `W?` itself is not registered, resolve `W`.
@@ -347,10 +347,15 @@ extension ResolutionContext {
 
     @inline(never)
     private static func sameArgumentSlowly(_ lhs: ArgumentBox, _ rhs: ArgumentBox, of entry: EntryBase) -> Bool {
-        guard let keying = entry.argumentKeying, let left = keying.key(of: lhs), let right = keying.key(of: rhs) else {
-            return true
+        if let keying = entry.argumentKeying, let left = keying.key(of: lhs), let right = keying.key(of: rhs) {
+            return left == right
         }
-        return left == right
+        // An `implements` forward passes its argument on, and has no keying of its own: compare the values when
+        // they are `Hashable`.
+        if let left = lhs.value as? AnyHashable, let right = rhs.value as? AnyHashable {
+            return left == right
+        }
+        return true
     }
 
     private func fill<T>(
