@@ -167,12 +167,15 @@ extension DIContainer {
         case outside
         case resolver(Overlay?, AsyncFrame?)
 
-        /// The async build a resolve by this caller joins: the resolver's, else the task's.
+        /// The async build a resolve by this caller joins: the resolver's, else the task's while its factory runs.
+        /// A task the factory started and that runs on after it returned starts a resolution of its own, under the
+        /// overrides active then, not under those of a resolution that has ended.
         var frame: AsyncFrame? {
             if case .resolver(_, let frame?) = self {
                 return frame
             }
-            return AsyncFrame.currentIfAny
+            guard let frame = AsyncFrame.currentIfAny, frame.isFactoryRunning else { return nil }
+            return frame
         }
     }
 

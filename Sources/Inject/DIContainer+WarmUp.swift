@@ -32,6 +32,7 @@ extension DIContainer {
     public func warmUp() async throws -> StartupReport {
         ResolutionContext.requireOutsideResolution(
             "warmUp()",
+            of: self,
             harm: "its builds could wait for the build that called it, which waits for them.",
             fix: """
                 call try await warmUp() once at start-up, outside any factory; a factory that needs an async \

@@ -125,4 +125,41 @@ struct TaskLocalIsolationTests {
 
         #expect(serial == 0, "an override that has ended applied again because another one was active")
     }
+    @Test func aTaskStartedInsideAnAsyncFactoryAndRunAfterItGetsTheRealServiceWhileAnotherBuildRuns() async throws {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }
+        let started = AsyncGate()
+        let escaped = Cell<Task<Int, Never>>()
+        app.register(Gadget.self) { (r: DIResolver) async throws -> Gadget in
+            // Not awaited: it outlives the factory, carrying the factory's frame with it.
+            escaped.value = Task {
+                await started.wait()
+                return app.resolve(Widget.self).serial
+            }
+            return Gadget(widget: try r.resolve())
+        }
+        let gadget = try await withOverrides(in: app) {
+            $0.register(Widget.self) { Widget(serial: 1) }
+        } operation: {
+            try await app.resolveAsync(Gadget.self)
+        }
+        #expect(gadget.widget.serial == 1)
+        // An async build in flight elsewhere in the process while the escaped task resolves.
+        let other = DIContainer()
+        let building = AsyncGate()
+        let finish = AsyncGate()
+        other.register(Widget.self) { (_: DIResolver) async -> Widget in
+            building.openGate()
+            await finish.wait()
+            return Widget(serial: 2)
+        }
+        let otherBuild = Task { try await other.resolveAsync(Widget.self) }
+        await building.wait()
+        started.openGate()
+        let serial = await escaped.value?.value
+        finish.openGate()
+        _ = try await otherBuild.value
+
+        #expect(serial == 0, "the escaped task joined the ended resolution, and its ended override")
+    }
 }

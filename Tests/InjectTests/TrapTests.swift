@@ -423,8 +423,11 @@ struct TrapTests {
         }
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("validateAsync() was called while a resolve is under way"), "\(stderr)")
-        #expect(stderr.contains("fix: call validateAsync() at start-up or in a test"), "\(stderr)")
+        #expect(
+            stderr.contains("validateAsync() (or validationReportAsync()) was called while a resolve is under way"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("fix: call validateAsync() (or validationReportAsync()) at start-up"), "\(stderr)")
     }
 
     @Test func validateCalledInsideAFactoryTraps() async throws {
@@ -439,7 +442,10 @@ struct TrapTests {
         }
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("validate() was called while a resolve is under way"), "\(stderr)")
+        #expect(
+            stderr.contains("validate() (or validationReport()) was called while a resolve is under way"),
+            "\(stderr)"
+        )
     }
     @Test func aWrapperFailureKeptForAnAsyncResolveAndThenReadNamesThatResolveNotValidate() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {

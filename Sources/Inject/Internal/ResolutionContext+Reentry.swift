@@ -3,23 +3,26 @@
 // that wait for the very build that called them, where no wait-for check can see the link.
 
 extension ResolutionContext {
-    /// Whether a resolve is under way on the calling thread, or an async factory is running on the calling task (or
-    /// on the task that started it).
-    static var isInsideResolution: Bool {
-        if let frame = AsyncFrame.currentIfAny, frame.isFactoryRunning {
+    /// Whether a resolve is under way on the calling thread, or an async factory whose resolution goes through
+    /// `container` (or a parent or a child of it) is running on the calling task (or on the task that started it).
+    static func isInsideResolution(of container: DIContainer) -> Bool {
+        if let frame = AsyncFrame.currentIfAny, frame.isFactoryRunning,
+            frame.container.isOrDescends(from: container) || container.isOrDescends(from: frame.container)
+        {
             return true
         }
         return current.isResolving
     }
 
-    /// Traps, naming `call` and saying why and how to fix it, when called inside a resolution.
+    /// Traps, naming `call` and saying why and how to fix it, when called on `container` inside a resolution.
     ///
     /// - Parameters:
     ///   - call: What was called, as the user wrote it: `validate()`, `warmUp()`.
+    ///   - container: The container it was called on.
     ///   - harm: What calling it there would do.
     ///   - fix: Where to call it instead.
-    static func requireOutsideResolution(_ call: String, harm: String, fix: String) {
-        guard isInsideResolution else { return }
+    static func requireOutsideResolution(_ call: String, of container: DIContainer, harm: String, fix: String) {
+        guard isInsideResolution(of: container) else { return }
         fatalError(
             """
             Inject: \(call) was called while a resolve is under way (from a factory, a resolveProperties closure or an \
@@ -30,9 +33,10 @@ extension ResolutionContext {
     }
 
     /// ``requireOutsideResolution(_:harm:fix:)`` for the forms of `validate()`.
-    static func requireOutsideResolutionToValidate(_ call: String) {
+    static func requireOutsideResolutionToValidate(_ call: String, of container: DIContainer) {
         requireOutsideResolution(
             call,
+            of: container,
             harm: "it would build the registration that is being built inside its own build.",
             fix: "call \(call) at start-up or in a test, outside any factory."
         )
