@@ -73,7 +73,9 @@ final class WeakInjection<Service>: @unchecked Sendable {
         do {
             reference = try slots.current.lazyInstance(for: site.description, file: site.file, line: site.line) {
                 guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
-                return WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
+                let reference = WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
+                remembered.read()
+                return reference
             }
         } catch {
             WrapperResolution.trap(error, site: site)

@@ -205,9 +205,28 @@ struct OnReleaseTests {
                 return root.resolve(Auditor.self)
             }
             let auditor = makeAuditor()
-            precondition(auditor.pool.closeCount == 0)
+            // Read first while the root is only held by the wrappers: neither read traps.
             precondition(auditor.cache != nil)
+            precondition(auditor.pool.closeCount == 0)
         }
+    }
+
+    @Test func aRootWhoseCachedServiceHasLazyPropertiesIsReleasedOnceTheyHaveBeenRead() {
+        let released = Counter()
+        let root = WeakBox<DIContainer>()
+        do {
+            let container = DIContainer()
+            root.object = container
+            container.register(SocketPool.self) { SocketPool() }.scope(.cached)
+            container.register(FeedCache.self) { FeedCache() }.scope(.cached)
+            container.register(Auditor.self) { Auditor() }.scope(.cached).onRelease { _ in _ = released.increment() }
+            let auditor = container.resolve(Auditor.self)
+            #expect(auditor.pool === container.resolve(SocketPool.self))
+            #expect(auditor.cache === container.resolve(FeedCache.self))
+        }
+
+        #expect(root.object == nil, "the root was kept alive by its own service's lazy properties")
+        #expect(released.value == 1)
     }
 
     @Test func aSessionsSocketsAreClosedWhenTheLastReferenceToTheSessionGoes() {
