@@ -77,9 +77,9 @@ extension DIContainer {
     /// How many overrides closures are running, process-wide: a registration pays one atomic load for the check below.
     static var overridesBeingMade: ProcessCounter { ProcessCounter(C_INJECT_OVERRIDES_BEING_MADE) }
 
-    /// Traps when an overrides closure registers into the container it overrides (or one of its parents) instead of
-    /// into its parameter: `withOverrides { _ in app.register(...) }` would change the real container for good, for
-    /// every test after this one.
+    /// Traps when an overrides closure registers into the container it overrides (or one of its parents or of its
+    /// children it did not make itself) instead of into its parameter: `withOverrides { _ in app.register(...) }`
+    /// would change the real container for good, for every test after this one.
     @inline(__always)
     func checkNotRegisteringAroundOverrides(_ action: @autoclosure () -> String, at entry: EntryBase) {
         if Self.overridesBeingMade.value > 0 {
@@ -113,10 +113,11 @@ extension DIContainer {
 
     @inline(never)
     private func checkNotChangingAroundOverridesSlowly(_ what: String, fix: String, file: StaticString, line: UInt) {
-        // The overridden container and its ancestors: what the override's target resolves through, for good. A child
-        // of the target is left alone: the test may have made it for itself, even inside the closure.
+        // The overridden container, its ancestors (what it resolves through) and its descendants (what resolves
+        // through it), for good; not a container this closure made for itself, a child of the target included.
         guard let made = ResolutionContext.current.overridesBeingMade, made.registry !== self,
-            made.target.isOrDescends(from: self)
+            madeByOverridesClosure != ObjectIdentifier(made.registry),
+            made.target.isOrDescends(from: self) || isOrDescends(from: made.target)
         else { return }
         fatalError(
             """

@@ -38,6 +38,10 @@ public final class DIContainer: @unchecked Sendable {
 
     let state: Locked<State>
 
+    /// The registry of the test override whose closure made this container, if one did: the closure may register
+    /// into a container it made itself, never into one it was handed (see `checkNotChangingAroundOverrides`).
+    let madeByOverridesClosure: ObjectIdentifier?
+
     struct State {
         /// Every entry ever published here, replaced ones included: lock-free readers may still hold those.
         var entries: [EntryBase] = []
@@ -62,6 +66,9 @@ public final class DIContainer: @unchecked Sendable {
         self.parentRef = parent.map { Unmanaged.passUnretained($0) }
         self.tableCell = ReferenceCells.allocate(2)
         self.state = Locked(State())
+        self.madeByOverridesClosure =
+            Self.overridesBeingMade.value > 0
+            ? ResolutionContext.current.overridesBeingMade.map { ObjectIdentifier($0.registry) } : nil
         _ = tableCell.publishOnce(EntryTable(capacity: 16))
     }
 

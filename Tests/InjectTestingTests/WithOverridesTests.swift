@@ -349,6 +349,12 @@ struct WithOverridesTests {
     }
 }
 
+/// Holds a widget weakly, made by a factory: its wrapper resolves through that factory's container.
+private final class WeakWidgetHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
+    @WeakInjected var widget: Widget?
+}
+
 /// The usual slips in an overrides closure: registering into the real container instead of the closure's parameter,
 /// and sealing the override's container.
 struct OverridesClosureMistakeTests {
@@ -479,6 +485,66 @@ struct OverridesClosureMistakeTests {
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("pushOverrides was called inside withOverrides"), "\(stderr)")
         #expect(stderr.contains("fix: call pushOverrides in setUp or at the start of the test"), "\(stderr)")
+    }
+
+    @Test func registeringIntoAChildOfTheOverriddenContainerMadeBeforeTheTestTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            let session = app.makeChild()
+            withOverrides(in: app) { _ in
+                session.register(Widget.self) { Widget(serial: 1) }
+            } operation: {
+            }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("registers into the real container inside a test override's closure"), "\(stderr)")
+    }
+
+    @Test func validatingAnotherContainerFromATaskAnAsyncFactoryAwaitsDoesNotTrap() async throws {
+        let app = DIContainer()
+        let unrelated = DIContainer()
+        unrelated.register(Widget.self) { Widget(serial: 3) }
+        app.register(Gadget.self) { (_: DIResolver) async throws -> Gadget in
+            let valid = await Task { unrelated.validationReport().isValid }.value
+            return Gadget(widget: Widget(serial: valid ? 1 : 0))
+        }
+
+        #expect(try await app.resolveAsync(Gadget.self).widget.serial == 1)
+    }
+
+    @Test func aWeakPropertyWarningJudgesTheOverriddenScope() {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }.scope(.transient)
+        app.register(WeakWidgetHolder.self) { WeakWidgetHolder() }
+        #expect(app.validationReport().problems.count == 1, "\(app.validationReport())")
+
+        let report = withOverrides(in: app) {
+            $0.register(Widget.self) { Widget(serial: 1) }.scope(.singleton)
+        } operation: {
+            app.validationReport()
+        }
+
+        #expect(report.problems.isEmpty, "the override keeps its Widget: \(report)")
+    }
+
+    @Test func aRegistrationOnlyAnOverrideMakesIsValidatedToo() async {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }
+        let line = #line + 2
+        let (report, asyncReport) = await withOverrides(in: app) {
+            $0.register(OnlyOverridden.self) { r in
+                OnlyOverridden(tag: "\(try r.resolve(Widget.self, name: "missing").serial)")
+            }
+        } operation: {
+            (app.validationReport(), await app.validationReportAsync())
+        }
+
+        for report in [report, asyncReport] {
+            #expect(!report.isValid, "\(report)")
+            #expect(report.description.contains("nothing is registered for Widget named \"missing\""), "\(report)")
+            #expect(report.problems.contains { $0.location == "\(#fileID):\(line)" }, "\(report)")
+        }
     }
 
     @Test func anOverrideThatResolvesWhatItReplacesSaysHowToWrapTheRealOne() throws {

@@ -206,7 +206,7 @@ struct ProblemCollector {
                     service: entry.label,
                     location: entry.location,
                     message: """
-                        \(entry.label) is registered in .weak scope, but its factory makes a \(valueType), a value \
+                        \(entry.label) is registered in .weak scope, but its factory makes \(valueType), a value \
                         type: a weak reference cannot hold one, so every resolve builds a new one, as .transient.
                         """,
                     details: [
@@ -224,15 +224,25 @@ struct ProblemCollector {
     /// nothing else holds, so the property is `nil` at once.
     mutating func addWeakPropertyOfANewInstance(_ site: PropertySite, through container: DIContainer) {
         let thread = ResolutionContext.currentPointer
-        guard var found = container.lookupVisible(Key(site.service, site.name), from: thread) else { return }
+        let overrides = Overlay.active()
+        // What a resolve finds: a test override first, as under validation's own overlay, then the containers.
+        func find(_ key: Key, through container: DIContainer) -> (entry: EntryBase, owner: DIContainer)? {
+            if let found = overrides?.find(key, through: container) {
+                return found
+            }
+            return container.lookupVisible(key, from: thread).map {
+                ($0.entry.takeUnretainedValue(), $0.owner.takeUnretainedValue())
+            }
+        }
+        guard var found = find(Key(site.service, site.name), through: container) else { return }
         // Through `implements` forwards (each a step), to the registration that makes the instance.
         for _ in 0..<8 {
-            guard let target = found.entry.takeUnretainedValue().forwardTarget,
-                let next = found.owner.takeUnretainedValue().lookupVisible(target.key, from: thread)
-            else { break }
+            guard let target = found.entry.forwardTarget, let next = find(target.key, through: found.owner) else {
+                break
+            }
             found = next
         }
-        let entry = found.entry.takeUnretainedValue()
+        let entry = found.entry
         guard !entry.isForward else { return }
         let scope = entry.scope
         guard scope == .transient || scope == .graph else { return }
