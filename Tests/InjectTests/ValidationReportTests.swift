@@ -223,7 +223,7 @@ struct ValidationReportTests {
 
         let node = try #require(graph.nodes.first, "\(graph.nodes)")
         #expect(graph.nodes.count == 1)
-        #expect(node.label.contains("say \"hi\""), "\(node)")
+        #expect(node.label.contains(#"Widget["say \"hi\""]"#), "the name as a Swift string literal: \(node)")
         #expect(node.label.contains(".graph"), "\(node)")
     }
 
@@ -267,8 +267,17 @@ struct ValidationReportTests {
         container.register(Widget.self, name: "say \"hi\"\n<b>\\") { Widget() }
         let report = container.validationReport()
 
-        #expect(report.dot().contains(#"say \"hi\"\n<b>\\"#), "\(report.dot())")
-        #expect(report.mermaid().contains(#"say #quot;hi#quot;<br/>#lt;b#gt;\"#), "\(report.mermaid())")
+        // The name is written as a Swift string literal (`"say \"hi\"\n<b>\\"`), then escaped for each format.
+        #expect(report.dot().contains(#"Widget[\"say \\\"hi\\\"\\n<b>\\\\\"]"#), "\(report.dot())")
+        #expect(
+            report.mermaid().contains(##"Widget[#quot;say \#quot;hi\#quot;\n#lt;b#gt;\\#quot;]"##),
+            "\(report.mermaid())"
+        )
+        let missing = #expect(throws: ResolutionError.self) {
+            try container.resolveThrowing(Gadget.self, name: "say \"hi\"\n<b>\\")
+        }
+        let headline = missing?.description.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(headline.contains(#"Gadget named "say \"hi\"\n<b>\\""#), "on one line: \(missing as Any)")
     }
 
     @Test func mermaidLabelsNodesWithTypeNameAndScopeAndDrawsMissingServicesDashed() throws {

@@ -9,16 +9,17 @@ enum Describe {
         _typeName(type, qualified: false)
     }
 
-    /// A service: `APIClient`, or `Store["live"]` for a named one.
+    /// A service: `APIClient`, or `Store["live"]` for a named one. The name is written as a Swift string literal, so
+    /// that a quote or a line break in it cannot be taken for the end of the name or of the line.
     static func service(_ type: Any.Type, _ name: DIContainer.Name?) -> String {
         guard let name else { return Self.type(type) }
-        return "\(Self.type(type))[\"\(name.rawValue)\"]"
+        return "\(Self.type(type))[\(name.rawValue.debugDescription)]"
     }
 
     /// A service with its name spelled out, for sentences: `Store named "live"`.
     static func request(_ type: Any.Type, _ name: DIContainer.Name?) -> String {
         guard let name else { return Self.type(type) }
-        return "\(Self.type(type)) named \"\(name.rawValue)\""
+        return "\(Self.type(type)) named \(name.rawValue.debugDescription)"
     }
 
     /// Whether `type` is a protocol (an existential such as `any APIClient`), read from its metadata's kind: the

@@ -57,7 +57,7 @@ extension ValidationReport {
     }
 
     private static func mermaidEscaped(_ text: String) -> String {
-        escaped(text, ["\"": "#quot;", "<": "#lt;", ">": "#gt;", "\n": "<br/>"])
+        escaped(text, ["#": "#35;", "\"": "#quot;", "<": "#lt;", ">": "#gt;", "\n": "<br/>"])
     }
 
     /// `text` with each character that has a replacement in `replacements` replaced.
