@@ -24,7 +24,12 @@ let package = Package(
         .target(name: "InjectTesting", dependencies: ["Inject"], swiftSettings: swiftSettings),
         .executableTarget(name: "InjectDemo", dependencies: ["Inject"], swiftSettings: swiftSettings),
         // Helpers the test targets share (time-outs that fail instead of hanging, threads released at once).
-        .target(name: "InjectTestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
+        .target(
+            name: "InjectTestSupport",
+            dependencies: ["Inject"],
+            path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "InjectTests",
             dependencies: ["Inject", "InjectTesting", "InjectDemo", "InjectTestSupport"],

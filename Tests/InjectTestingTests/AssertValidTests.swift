@@ -148,7 +148,7 @@ final class AssertValidTests: XCTestCase {
         let container = makeContainerWithOnlyWarnings()
         let report = container.validationReport()
         XCTAssertTrue(report.isValid)
-        XCTAssertTrue(report.problems.contains { $0.severity == .warning }, "the fixture should have a warning")
+        XCTAssertTrue(report.untimedProblems.contains { $0.severity == .warning }, "the fixture should have a warning")
 
         assertValid(container)
     }
@@ -173,7 +173,7 @@ struct ExpectValidTests {
         #expect(!errors.isEmpty && errors.allSatisfy { text.contains($0) }, "\(text)")
         #expect(text.contains("the factory exploded"))
         #expect(returned.isValid == false, "expectValid must return the report")
-        #expect(returned.problems.count == errors.count)
+        #expect(returned.untimedProblems.count == errors.count)
     }
 
     @Test func expectValidRecordsTheIssueAtTheCallersLocation() {
@@ -230,13 +230,13 @@ struct ExpectValidTests {
     @Test func expectValidPassesOnAValidContainerAndReturnsTheReport() {
         let report = expectValid(makeValidContainer())
         #expect(report.isValid)
-        #expect(report.problems.isEmpty)
+        #expect(report.untimedProblems.isEmpty)
         #expect(report.checkedCount == 2)
     }
 
     @Test func expectValidPassesWhenThereAreOnlyWarnings() {
         let report = expectValid(makeContainerWithOnlyWarnings())
         #expect(report.isValid)
-        #expect(report.problems.contains { $0.severity == .warning }, "the fixture should have a warning")
+        #expect(report.untimedProblems.contains { $0.severity == .warning }, "the fixture should have a warning")
     }
 }

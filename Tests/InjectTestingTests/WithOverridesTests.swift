@@ -517,7 +517,7 @@ struct OverridesClosureMistakeTests {
         let app = DIContainer()
         app.register(Widget.self) { Widget(serial: 0) }.scope(.transient)
         app.register(WeakWidgetHolder.self) { WeakWidgetHolder() }
-        #expect(app.validationReport().problems.count == 1, "\(app.validationReport())")
+        #expect(app.validationReport().untimedProblems.count == 1, "\(app.validationReport())")
 
         let report = withOverrides(in: app) {
             $0.register(Widget.self) { Widget(serial: 1) }.scope(.singleton)
@@ -525,7 +525,7 @@ struct OverridesClosureMistakeTests {
             app.validationReport()
         }
 
-        #expect(report.problems.isEmpty, "the override keeps its Widget: \(report)")
+        #expect(report.untimedProblems.isEmpty, "the override keeps its Widget: \(report)")
     }
 
     @Test func aRegistrationOnlyAnOverrideMakesIsValidatedToo() async {
@@ -543,7 +543,7 @@ struct OverridesClosureMistakeTests {
         for report in [report, asyncReport] {
             #expect(!report.isValid, "\(report)")
             #expect(report.description.contains("nothing is registered for Widget named \"missing\""), "\(report)")
-            #expect(report.problems.contains { $0.location == "\(#fileID):\(line)" }, "\(report)")
+            #expect(report.untimedProblems.contains { $0.location == "\(#fileID):\(line)" }, "\(report)")
         }
     }
 

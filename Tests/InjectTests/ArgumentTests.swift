@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import Testing
 
 private struct NoteID: Hashable, Sendable {
@@ -210,7 +211,7 @@ struct ArgumentRecursionTests {
 
         let depths = sequence(first: root, next: \.child).map(\.depth)
         #expect(depths == [3, 2, 1, 0])
-        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+        #expect(container.validationReport().untimedProblems.isEmpty, "\(container.validationReport())")
     }
 
     @Test(arguments: [Scope.transient, .graph, .cached])
@@ -229,7 +230,7 @@ struct ArgumentRecursionTests {
 
         #expect(main.appendix?.title == "appendix")
         #expect(main.appendix !== main)
-        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+        #expect(container.validationReport().untimedProblems.isEmpty, "\(container.validationReport())")
     }
 
     @Test func theSameValueInsideItsOwnBuildIsStillACycle() throws {

@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import Testing
 
 // A captive dependency: a long-lived service (.singleton, .cached, custom scope) holding a service whose lifetime is
@@ -173,7 +174,7 @@ struct CaptiveDependencyTests {
         let report = container.validationReport()
 
         #expect(report.problems(ofKind: .captiveDependency).isEmpty, "\(report)")
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
     }
 
     @Test func aSingletonHoldingTransientAndGraphServicesIsNotFlagged() {
@@ -185,7 +186,7 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(report.checkedCount == 3)
     }
 
@@ -203,7 +204,7 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
     }
 
     // MARK: Seen through other registrations

@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import Testing
 
 // What a person reads: the report's description, and the dependency graph as Graphviz and Mermaid text.
@@ -26,7 +27,8 @@ struct ValidationReportTests {
         let report = container.validationReport()
 
         let firstLine = report.description.split(separator: "\n").first.map(String.init)
-        #expect(firstLine == "checked 3 registrations: 2 errors, 2 warnings", "\(report)")
+        let slow = report.problems(ofKind: .slowFactory).count  // on a busy machine
+        #expect(firstLine == "checked 3 registrations: 2 errors, \(2 + slow) warnings", "\(report)")
     }
 
     @Test func aCleanReportSaysZeroErrorsAndZeroWarnings() throws {
@@ -38,8 +40,9 @@ struct ValidationReportTests {
         let report = container.validationReport()
 
         let firstLine = try #require(report.description.split(separator: "\n").first.map(String.init))
-        #expect(firstLine == "checked 3 registrations: 0 errors, 0 warnings", "\(report)")
-        #expect(report.problems.isEmpty)
+        let warnings = report.problems(ofKind: .slowFactory).count  // on a busy machine
+        #expect(firstLine == "checked 3 registrations: 0 errors, \(warnings) warning\(warnings == 1 ? "" : "s")")
+        #expect(report.untimedProblems.isEmpty)
         #expect(report.isValid)
         #expect(!report.description.contains("error:"))
         #expect(!report.description.contains("warning:"))
@@ -58,11 +61,11 @@ struct ValidationReportTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.count == 3, "\(report)")
+        #expect(report.untimedProblems.count == 3, "\(report)")
         #expect(report.description.contains("\(registeredAt(reporterLine)): error: "), "\(report)")
         #expect(report.description.contains("\(registeredAt(widgetLine)): error: "), "\(report)")
         #expect(report.description.contains("\(registeredAt(gadgetLine)): warning: "), "\(report)")
-        for problem in report.problems {
+        for problem in report.untimedProblems {
             let label = problem.severity == .error ? "error" : "warning"
             #expect(problem.description.hasPrefix("\(problem.location): \(label): \(problem.message)"))
             #expect(report.description.contains(problem.description), "\(problem) is not in the report")
@@ -87,8 +90,8 @@ struct ValidationReportTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.map(\.severity) == [.error, .warning], "\(report)")
-        #expect(report.problems.map(\.location) == ["App/Composition.swift:20", "App/Composition.swift:10"])
+        #expect(report.untimedProblems.map(\.severity) == [.error, .warning], "\(report)")
+        #expect(report.untimedProblems.map(\.location) == ["App/Composition.swift:20", "App/Composition.swift:10"])
         let text = report.description
         let error = try #require(text.range(of: "App/Composition.swift:20: error: "), "\(report)")
         let warning = try #require(text.range(of: "App/Composition.swift:10: warning: "), "\(report)")
@@ -115,7 +118,7 @@ struct ValidationReportTests {
         let lines = report.description.split(separator: "\n").map(String.init)
         let heading = try #require(lines.firstIndex(of: "slowest registrations:"), "\(report)")
         let lastProblem = try #require(
-            report.problems.last.flatMap { last in lines.lastIndex { $0.hasPrefix(last.location) } }
+            report.untimedProblems.last.flatMap { last in lines.lastIndex { $0.hasPrefix(last.location) } }
         )
         #expect(lastProblem < heading, "the slowest registrations are not after the problems:\n\(report)")
         #expect(heading + 1 < lines.count)
@@ -134,7 +137,7 @@ struct ValidationReportTests {
         let error = try #require(throws: ValidationError.self) { try container.validate() }
 
         #expect(error.description.contains("checked 1 registration"), "\(error)")
-        for problem in error.report.problems {
+        for problem in error.report.untimedProblems {
             #expect(error.description.contains(problem.description), "\(error)")
         }
     }

@@ -84,7 +84,7 @@ struct ForwardedArgumentRegistrationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         let graph = DrawnGraph(dot: report.dot())
         #expect(graph.edge(from: graph.node("Gizmo"), to: graph.node("Widget")) != nil, "\(report.dot())")
         #expect((try container.resolveThrowing(Gizmo.self, argument: 4) as? Widget)?.serial == 4)
@@ -98,8 +98,8 @@ struct ForwardedArgumentRegistrationTests {
         let report = container.validationReport()
 
         #expect(report.isValid, "\(report)")
-        #expect(report.problems.count == 1, "\(report)")
-        #expect(report.problems.first?.message.contains("Widget takes a runtime argument of type Int") == true)
+        #expect(report.untimedProblems.count == 1, "\(report)")
+        #expect(report.untimedProblems.first?.message.contains("Widget takes a runtime argument of type Int") == true)
     }
 }
 
@@ -112,7 +112,10 @@ struct WeakPropertyOfANewInstanceTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first { $0.message.contains("holds Widget weakly") }, "\(report)")
+        let problem = try #require(
+            report.untimedProblems.first { $0.message.contains("holds Widget weakly") },
+            "\(report)"
+        )
         #expect(problem.severity == .warning)
         #expect(problem.location.hasPrefix("InjectTests/ValidationTests.swift:"), "the property's line: \(problem)")
         #expect(problem.message.contains("is \(scope)"), "\(problem)")
@@ -126,7 +129,7 @@ struct WeakPropertyOfANewInstanceTests {
         container.register(Widget.self) { Widget() }.scope(scope)
         container.register(WeakWidgetHolder.self) { WeakWidgetHolder() }
 
-        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+        #expect(container.validationReport().untimedProblems.isEmpty, "\(container.validationReport())")
     }
 
     @Test func aWeakPropertyOfAForwardToASingletonIsNot() {
@@ -134,7 +137,7 @@ struct WeakPropertyOfANewInstanceTests {
         container.register(Widget.self) { Widget() }.scope(.singleton).implements(Gizmo.self)
         container.register(WeakGizmoHolder.self) { WeakGizmoHolder() }
 
-        #expect(container.validationReport().problems.isEmpty, "\(container.validationReport())")
+        #expect(container.validationReport().untimedProblems.isEmpty, "\(container.validationReport())")
         #expect(container.resolve(WeakGizmoHolder.self).gizmo != nil)
     }
 }
@@ -150,7 +153,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(report.isValid)
         #expect(report.checkedCount == 3)
         try container.validate()
@@ -159,7 +162,7 @@ struct ValidationTests {
     @Test func anEmptyContainerIsValid() throws {
         let report = DIContainer().validationReport()
 
-        #expect(report.problems.isEmpty)
+        #expect(report.untimedProblems.isEmpty)
         #expect(report.isValid)
         #expect(report.checkedCount == 0)
         try DIContainer().validate()
@@ -174,8 +177,8 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first, "\(report)")
-        #expect(report.problems.count == 1, "\(report)")
+        let problem = try #require(report.untimedProblems.first, "\(report)")
+        #expect(report.untimedProblems.count == 1, "\(report)")
         #expect(problem.kind == .missingRegistration)
         #expect(problem.severity == .error)
         #expect(problem.service == "Logger")
@@ -210,7 +213,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.count == 1, "\(report)")
+        #expect(report.untimedProblems.count == 1, "\(report)")
         let problem = try #require(report.problems(ofKind: .missingRegistration).first)
         #expect(problem.service == "Database")
         #expect(problem.location == registeredAt(repositoryLine))
@@ -270,7 +273,7 @@ struct ValidationTests {
         let report = container.validationReport()
 
         #expect(report.checkedCount == 3)
-        #expect(report.problems.count == 1, "\(report)")
+        #expect(report.untimedProblems.count == 1, "\(report)")
         #expect(report.problems(ofKind: .cycle).count == 1, "\(report)")
     }
 
@@ -298,8 +301,8 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first, "\(report)")
-        #expect(report.problems.count == 1)
+        let problem = try #require(report.untimedProblems.first, "\(report)")
+        #expect(report.untimedProblems.count == 1)
         #expect(problem.kind == .factoryThrew)
         #expect(problem.severity == .error)
         #expect(problem.service == "Widget")
@@ -331,7 +334,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.count == 1, "\(report)")
+        #expect(report.untimedProblems.count == 1, "\(report)")
         let problem = try #require(report.problems(ofKind: .factoryThrew).first)
         #expect(problem.location == registeredAt(line))
     }
@@ -345,7 +348,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first, "\(report)")
+        let problem = try #require(report.untimedProblems.first, "\(report)")
         #expect(problem.kind == .invalidRegistration)
         #expect(problem.severity == .warning)
         #expect(problem.location == registeredAt(line))
@@ -379,8 +382,8 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first, "\(report)")
-        #expect(report.problems.count == 1)
+        let problem = try #require(report.untimedProblems.first, "\(report)")
+        #expect(report.untimedProblems.count == 1)
         #expect(problem.kind == .notBuilt)
         #expect(problem.severity == .warning)
         #expect(problem.location == registeredAt(line))
@@ -402,7 +405,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(given.values == [42])
         #expect(report.checkedCount == 1)
     }
@@ -419,7 +422,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first, "\(report)")
+        let problem = try #require(report.untimedProblems.first, "\(report)")
         #expect(problem.kind == .invalidRegistration)
         #expect(problem.severity == .error)
         #expect(problem.location == registeredAt(line))
@@ -458,7 +461,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first, "\(report)")
+        let problem = try #require(report.untimedProblems.first, "\(report)")
         #expect(problem.description.contains("its validationArgument sample is of type String"), "\(problem)")
         #expect(!problem.description.contains("a resolve call outside any factory"), "\(problem)")
     }
@@ -473,8 +476,8 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first, "\(report)")
-        #expect(report.problems.count == 1)
+        let problem = try #require(report.untimedProblems.first, "\(report)")
+        #expect(report.untimedProblems.count == 1)
         #expect(problem.kind == .notBuilt)
         #expect(problem.severity == .warning)
         #expect(problem.location == registeredAt(line))
@@ -495,7 +498,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(report.checkedCount == 1)
         #expect(made.value == 1)
     }
@@ -509,7 +512,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first { $0.service == "ProfileFormatter" }, "\(report)")
+        let problem = try #require(report.untimedProblems.first { $0.service == "ProfileFormatter" }, "\(report)")
         #expect(problem.severity == .warning)
         #expect(problem.location == registeredAt(line))
         #expect(problem.message.contains("it can be resolved only from the main actor"), "\(problem)")
@@ -535,7 +538,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems.first { $0.service == "Widget" }, "\(report)")
+        let problem = try #require(report.untimedProblems.first { $0.service == "Widget" }, "\(report)")
         #expect(problem.severity == .warning)
         #expect(problem.message.contains("it can be resolved only from the main actor"), "\(problem)")
     }
@@ -551,7 +554,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
     }
 
     // MARK: Slow factories
@@ -621,9 +624,9 @@ struct ValidationTests {
         let error = try #require(throws: ValidationError.self) { try container.validate() }
 
         let report = error.report
-        #expect(report.problems.count == 3, "\(report)")
-        #expect(Set(report.problems.map(\.kind)) == [.missingRegistration, .cycle, .factoryThrew], "\(report)")
-        #expect(report.problems.allSatisfy { $0.severity == .error })
+        #expect(report.untimedProblems.count == 3, "\(report)")
+        #expect(Set(report.untimedProblems.map(\.kind)) == [.missingRegistration, .cycle, .factoryThrew], "\(report)")
+        #expect(report.untimedProblems.allSatisfy { $0.severity == .error })
         #expect(report.problems(ofKind: .missingRegistration).first?.location == registeredAt(reporterLine))
         #expect(report.problems(ofKind: .factoryThrew).first?.location == registeredAt(throwingLine))
         #expect(report.problems(ofKind: .factoryThrew).first?.message.contains("widget factory broke") == true)
@@ -641,10 +644,10 @@ struct ValidationTests {
         let report = container.validationReport()
         let error = try #require(throws: ValidationError.self) { try container.validate() }
 
-        #expect(error.report.problems.map(\.description) == report.problems.map(\.description))
+        #expect(error.report.untimedProblems.map(\.description) == report.untimedProblems.map(\.description))
         #expect(error.report.checkedCount == report.checkedCount)
         #expect(error.report.isValid == false)
-        #expect(error.description.contains(report.problems[0].description), "\(error)")
+        #expect(error.description.contains(report.untimedProblems[0].description), "\(error)")
     }
 
     @Test func validateDoesNotThrowForWarningsAlone() throws {
@@ -655,8 +658,8 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(Set(report.problems.map(\.kind)) == [.notBuilt, .captiveDependency], "\(report)")
-        #expect(report.problems.allSatisfy { $0.severity == .warning }, "\(report)")
+        #expect(Set(report.untimedProblems.map(\.kind)) == [.notBuilt, .captiveDependency], "\(report)")
+        #expect(report.untimedProblems.allSatisfy { $0.severity == .warning }, "\(report)")
         #expect(report.isValid)
         try container.validate()
     }
@@ -689,7 +692,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(report.checkedCount == 3)
         // One build per registration per run: the forwards resolve the instance validation already built, and each
         // is checked, as its edge to the registration shows.
@@ -718,7 +721,7 @@ struct ValidationTests {
 
         let report = child.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(report.checkedCount == 3)
         #expect(rootMade.value == 1)
         #expect(parentMade.value == 1)
@@ -749,7 +752,7 @@ struct ValidationTests {
 
         let report = parent.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(report.checkedCount == 1)
         #expect(childMade.value == 0)
     }
@@ -763,7 +766,7 @@ struct ValidationTests {
         let childReport = child.validationReport()
         let parentReport = parent.validationReport()
 
-        #expect(childReport.problems.isEmpty, "a .graph Reporter resolved through the child gets its Logger")
+        #expect(childReport.untimedProblems.isEmpty, "a .graph Reporter resolved through the child gets its Logger")
         #expect(parentReport.problems(ofKind: .missingRegistration).map(\.service) == ["Logger"], "\(parentReport)")
     }
 
@@ -799,7 +802,7 @@ struct ValidationTests {
         let validationBuilds = made.value
         let validated = builtByValidation.values
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(validationBuilds >= 1, "validation did not build the \(scope) registration")
         let first = container.resolve(Widget.self)
         #expect(made.value == validationBuilds + 1, "the first resolve after validation did not build")
@@ -851,7 +854,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(built.count >= 3)
         #expect(built.alive == 0, "instances built by validation are still alive after it")
     }
@@ -865,7 +868,7 @@ struct ValidationTests {
 
         let report = container.validationReport()
 
-        #expect(report.problems.isEmpty, "\(report)")
+        #expect(report.untimedProblems.isEmpty, "\(report)")
         #expect(made.value >= 2, "validation did not build a \(scope) instance of its own")
         let builds = made.value
         #expect(container.resolve(Widget.self) === before)
@@ -895,7 +898,7 @@ struct ValidationTests {
         validating.value = false
         let validated = builtByValidation.values
 
-        #expect(childReport.problems.isEmpty && siblingReport.problems.isEmpty)
+        #expect(childReport.untimedProblems.isEmpty && siblingReport.untimedProblems.isEmpty)
         #expect(validated.count >= 2, "validation did not build the .scoped registration")
         #expect(child.resolve(Widget.self) === before)
         let builds = made.value
