@@ -381,3 +381,37 @@ extension Result where Failure == any Error {
         }
     }
 }
+
+/// A factory that throws `CancellationError` itself, no task being cancelled: a failure like any other.
+struct FactoryCancellationErrorTests {
+    @Test func aFactoryThatThrowsCancellationErrorItselfFailsOnceForEveryoneWithItsRegistration() async throws {
+        let container = DIContainer()
+        let runs = Counter()
+        let line = #line + 1
+        container.register(Keychain.self) { (_: DIResolver) async throws -> Keychain in
+            _ = runs.increment()
+            try await Task.sleep(nanoseconds: 20_000_000)  // long enough for the others to wait for this build
+            throw CancellationError()
+        }
+        .scope(.singleton)
+
+        let results = await withTaskGroup(of: Result<Keychain, any Error>.self) { group in
+            for _ in 0..<5 {
+                group.addTask { await Result { try await container.resolveAsync(Keychain.self) } }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+
+        let errors = results.compactMap { result -> (any Error)? in
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+        #expect(errors.count == 5)
+        let first = try #require(errors.first as? ResolutionError, "\(errors)")
+        #expect(first.kind == .factoryThrew)
+        #expect(first.underlying is CancellationError)
+        #expect(first.registration == "\(#fileID):\(line)", "\(first)")
+        #expect(errors.allSatisfy { $0 is ResolutionError }, "a bare CancellationError: \(errors)")
+        #expect(runs.value < 5, "the factory ran again for each waiter: \(runs.value)")
+    }
+}

@@ -214,8 +214,10 @@ extension AsyncResolution {
             }
             let resolver = DIResolver(container: frame.container, overlay: overlay, frame: frame)
             value = try await AsyncFrame.$current.withValue(frame) { try await makeAsync(resolver) }
-        } catch let cancellation as CancellationError {
-            // The caller's task was cancelled: it gets the cancellation as it is, to tell apart from a failure.
+        } catch let cancellation as CancellationError where Task.isCancelled {
+            // The caller's task was cancelled: it gets the cancellation as it is, to tell apart from a failure. A
+            // factory that throws `CancellationError` of its own accord, its task not cancelled, failed like any
+            // other: its error is kept for those who waited, with the registration and the fix.
             throw cancellation
         } catch {
             throw ResolutionContext.seeded(from: frame, in: self) { $0.wrap(error, from: entry, stage: .factory) }
