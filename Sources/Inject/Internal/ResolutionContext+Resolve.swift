@@ -289,8 +289,13 @@ extension ResolutionContext {
                 recorder.recordFailure(error)
                 reported = error
             } else if !entry.isEager, !askerResolvedIt {
-                // Reported, and validation goes on with the instance this validation built, if there is one.
                 let error = notBuiltYet(entry, code: code, because: .notEager)
+                if frames.isEmpty {
+                    // Asked outside any factory (a property wrapper of a screen given to `building:`, a lazy
+                    // wrapper's check): thrown, so that the wrapper reports it at its declaration.
+                    throw error
+                }
+                // Reported, and validation goes on with the instance this validation built, if there is one.
                 recorder.recordFailure(error)
                 reported = error
             }
