@@ -63,7 +63,9 @@ extension DIContainer {
                 retried: waiting.map { waiting in
                     let entry = waiting.build.entry
                     let home = Scope.resolvesFromOwner(entry.scopeCode) ? waiting.build.owner : self
-                    return (entry, home, waiting.error.service)
+                    let path = waiting.error.path
+                    let reader = path.count >= 2 ? path[path.count - 2] : entry.label
+                    return (entry, home, waiting.error.service, reader)
                 }
             )
             let next = await build(waiting.map(\.build), overlay, recorder)

@@ -41,8 +41,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 (mark the services to build at start-up with .eager())
                 """
         }
-        // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
-        let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster" : "no faster, too little to build in parallel"
+        let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
+        let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster" : noGain(pathSeconds: pathSeconds)
         var lines = [
             builds.isEmpty
                 ? "warm-up: no build succeeded, in \(Describe.milliseconds(wallSeconds))"
@@ -51,7 +51,6 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 one by one they take \(Describe.milliseconds(serialSeconds)): \(gain)
                 """
         ]
-        let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
         // A path that rounds to 0.0 ms bounds nothing worth reading, as the slowest builds below.
         if !criticalPath.isEmpty, pathSeconds >= 0.000_05 {
             lines.append(
@@ -82,6 +81,22 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             lines += failures.map { $0.description.split(separator: "\n").map { "  \($0)" }.joined(separator: "\n") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Why a warm-up was no faster than its builds one by one, from what the report knows.
+    private func noGain(pathSeconds: Double) -> String {
+        // Only when the critical path is listed below (it rounds to more than 0.0 ms).
+        if builds.count > 1, pathSeconds >= 0.000_05, pathSeconds >= serialSeconds * 0.9 {
+            return "no faster: each build waited for the one before it (the critical path below)"
+        }
+        if wallSeconds > serialSeconds * 1.5, wallSeconds - serialSeconds >= 0.005 {
+            return """
+                no faster: most of the wall time went outside the builds (onBuild observers, hops to the main actor, \
+                or a busy machine)
+                """
+        }
+        // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
+        return "no faster, too little to build in parallel"
     }
 
     /// `2.5`, one decimal, without Foundation.

@@ -27,8 +27,9 @@ final class StartupRecorder: @unchecked Sendable {
         var lastFailureEnd: UInt64 = 0
         /// When each wave of builds tried again began, after every build before it had ended, earliest first.
         var waveStarts: [UInt64] = []
-        /// The builds tried again, by node, with the async service each read synchronously before it was built.
-        var retried: [Node: String] = [:]
+        /// The builds tried again, by node, with the async service read synchronously before it was built, and the
+        /// registration whose factory read it (the build itself, or one it needs).
+        var retried: [Node: (readAsync: String, reader: String)] = [:]
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -59,12 +60,15 @@ final class StartupRecorder: @unchecked Sendable {
 
     /// Records that a wave of builds tried again begins now, after every earlier build ended: each of `retried`
     /// failed because its synchronous factory read `readAsync`, an async service not built yet.
-    func beginRetryWave(at start: UInt64, retried: [(entry: EntryBase, home: DIContainer, readAsync: String)]) {
+    func beginRetryWave(
+        at start: UInt64,
+        retried: [(entry: EntryBase, home: DIContainer, readAsync: String, reader: String)]
+    ) {
         state.withLock { state in
             state.waveStarts.append(start)
             for build in retried {
                 state.retried[Node(entry: ObjectIdentifier(build.entry), home: ObjectIdentifier(build.home))] =
-                    build.readAsync
+                    (build.readAsync, build.reader)
             }
         }
     }
@@ -82,18 +86,26 @@ final class StartupRecorder: @unchecked Sendable {
             criticalPath: path.map(\.event.service),
             failures: failures,
             notes: path.compactMap { build in
-                retried[build.node].map { Self.retryNote(build.event.service, readAsync: $0) }
+                retried[build.node].map { Self.retryNote(build.event.service, readAsync: $0.readAsync, by: $0.reader) }
             }
         )
     }
 
     /// Why a build tried again is on the critical path, and how to take it off.
-    private static func retryNote(_ service: String, readAsync: String) -> String {
-        """
-        \(service) waited for every other eager build: its synchronous factory read \(readAsync) before it was \
-        built, so warmUp() built it again after the others; an async factory that awaits \
-        r.resolveAsync(\(readAsync).self) would start as soon as \(readAsync) is built.
-        """
+    private static func retryNote(_ service: String, readAsync: String, by reader: String) -> String {
+        guard reader != service else {
+            return """
+                \(service) waited for every other eager build: its synchronous factory read \(readAsync) before it was \
+                built, so warmUp() built it again after the others; an async factory that awaits \
+                r.resolveAsync(\(readAsync).self) would start as soon as \(readAsync) is built.
+                """
+        }
+        return """
+            \(service) waited for every other eager build: \(reader), which its build needs, read \(readAsync) \
+            synchronously before it was built, so warmUp() built \(service) again after the others; awaiting \
+            r.resolveAsync(\(readAsync).self) in \(service)'s factory before it asks for \(reader) would start it as \
+            soon as \(readAsync) is built.
+            """
     }
 
     /// The chain of builds that ended last: from the build that ended last, step to what held it back, and so on;
