@@ -15,8 +15,9 @@
 /// remembers, when it is initialised, the container ``Injected`` would resolve through (the running factory's, else
 /// ``DIContainer/shared``) and resolves through it on first read. It holds a child container weakly (a child's
 /// `.scoped` service with lazy properties must not keep the child alive), so a read after that child was released
-/// traps, naming the property; and a root container strongly until the first read, then weakly, so that an object
-/// whose root nobody kept can still read it, and a root's own services do not keep it alive for ever. ``DIContainer/validate()`` resolves its dependency too, after building the
+/// traps, naming the property. It holds a root container strongly, so that an object whose root nobody kept still
+/// reads it, unless the root keeps the object itself (a `.singleton` or `.cached` service of the root, or what its
+/// factory makes), which would be a cycle. ``DIContainer/validate()`` resolves its dependency too, after building the
 /// object that holds it, as the first read would.
 ///
 /// > Important: The first read resolves the service exactly once, even when many threads read it at once; the
@@ -98,9 +99,7 @@ final class LazyInjection<Service>: @unchecked Sendable {
         do {
             return try slots.current.lazyInstance(for: site.description, file: site.file, line: site.line) {
                 guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
-                let value = try container.resolveThrowing(Service.self, name: name)
-                remembered.read()
-                return value
+                return try container.resolveThrowing(Service.self, name: name)
             }
         } catch {
             WrapperResolution.trap(error, site: site)

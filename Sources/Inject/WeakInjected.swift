@@ -73,9 +73,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
         do {
             reference = try slots.current.lazyInstance(for: site.description, file: site.file, line: site.line) {
                 guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
-                let reference = WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
-                remembered.read()
-                return reference
+                return WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
             }
         } catch {
             WrapperResolution.trap(error, site: site)

@@ -211,7 +211,32 @@ struct OnReleaseTests {
         }
     }
 
-    @Test func aRootWhoseCachedServiceHasLazyPropertiesIsReleasedOnceTheyHaveBeenRead() {
+    @Test func anObjectWhoseRootWasNotKeptKeepsItAliveSoWhatItReadsIsNotReleasedUnderIt() {
+        let closed = Counter()
+        let root = WeakBox<DIContainer>()
+        func makeAuditor() -> Auditor {
+            let container = DIContainer()
+            root.object = container
+            container.register(SocketPool.self) { SocketPool() }.scope(.cached).onRelease { _ in _ = closed.increment()
+            }
+            container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+            container.register(Auditor.self) { Auditor() }
+            return container.resolve(Auditor.self)
+        }
+        var auditor: Auditor? = makeAuditor()
+
+        #expect(auditor?.cache != nil, "the root's singleton, still alive")
+        #expect(auditor?.pool.closeCount == 0)
+        auditor?.$pool.reset()
+        #expect(auditor?.pool.closeCount == 0, "read again after reset, through the same root")
+        #expect(closed.value == 0, "the root released its instances while the object used them")
+        auditor = nil
+
+        #expect(root.object == nil, "the object kept the root alive after it went")
+        #expect(closed.value == 1)
+    }
+
+    @Test func aRootWhoseCachedServiceHasLazyPropertiesIsReleased() {
         let released = Counter()
         let root = WeakBox<DIContainer>()
         do {
