@@ -87,7 +87,8 @@ extension DIContainer {
                 "\(action()) at \(entry.location) registers into",
                 fix: """
                     register on the closure's parameter: withOverrides { $0.register(...) } operation: { ... } (the \
-                    same in pushOverrides { $0.register(...) } and @Test(.overrides { $0.register(...) })).
+                    same in pushOverrides { $0.register(...) } and @Test(.overrides { $0.register(...) })); its \
+                    registrations apply to resolves through the overridden container's children too.
                     """,
                 file: entry.file,
                 line: entry.line
@@ -119,10 +120,14 @@ extension DIContainer {
             madeByOverridesClosure != ObjectIdentifier(made.registry),
             made.target.isOrDescends(from: self) || isOrDescends(from: made.target)
         else { return }
+        let which =
+            made.target.isOrDescends(from: self)
+            ? "the real container"
+            : "a child of the overridden container that was made before the closure (a session, say)"
         fatalError(
             """
-            Inject: \(what) the real container inside a test override's closure, which would change that container \
-            for good, for every test after this one, instead of overriding it for this test.
+            Inject: \(what) \(which) inside a test override's closure, which would change that container for good, \
+            not only for this test: the override ends, the registration stays.
               fix: \(fix)
             """,
             file: file,

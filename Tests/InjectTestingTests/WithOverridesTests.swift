@@ -349,6 +349,10 @@ struct WithOverridesTests {
     }
 }
 
+/// What a ``Gadget`` is forwarded as, by a test override.
+private protocol Tool: Sendable {}
+extension Gadget: Tool {}
+
 /// Holds a widget weakly, made by a factory: its wrapper resolves through that factory's container.
 private final class WeakWidgetHolder: @unchecked Sendable {
     // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
@@ -498,7 +502,11 @@ struct OverridesClosureMistakeTests {
         }
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("registers into the real container inside a test override's closure"), "\(stderr)")
+        #expect(
+            stderr.contains("registers into a child of the overridden container that was made before the closure"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("apply to resolves through the overridden container's children too"), "\(stderr)")
     }
 
     @Test func validatingAnotherContainerFromATaskAnAsyncFactoryAwaitsDoesNotTrap() async throws {
@@ -526,6 +534,22 @@ struct OverridesClosureMistakeTests {
         }
 
         #expect(report.untimedProblems.isEmpty, "the override keeps its Widget: \(report)")
+    }
+
+    @Test func anOverridesForwardOfItsOwnArgumentRegistrationIsValidatedWithItsSample() {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }
+
+        let (report, all) = withOverrides(in: app) {
+            $0.register(Gadget.self) { (_: DIResolver, serial: Int) in Gadget(widget: Widget(serial: serial)) }
+                .validationArgument(7)
+                .implements(Tool.self)
+        } operation: {
+            (app.validationReport(), app.resolveAll(Tool.self))
+        }
+
+        #expect(report.untimedProblems.isEmpty, "\(report)")
+        #expect(all.isEmpty, "an argument registration's forward is left out of resolveAll")
     }
 
     @Test func aRegistrationOnlyAnOverrideMakesIsValidatedToo() async {

@@ -91,6 +91,17 @@ extension DIContainer {
         }
     }
 
+    /// The entry under `key` that a resolve through this container from the calling thread finds, test overrides
+    /// first, with the container that owns it: for validation and `resolveAll`, not the hot path.
+    func findSeeingOverrides(_ key: Key) -> (entry: EntryBase, owner: DIContainer)? {
+        if let found = Overlay.active()?.find(key, through: self) {
+            return found
+        }
+        return lookupVisible(key, from: ResolutionContext.currentPointer).map {
+            ($0.entry.takeUnretainedValue(), $0.owner.takeUnretainedValue())
+        }
+    }
+
     /// This container's own registrations that the calling thread sees, one per key.
     var visibleEntries: [EntryBase] {
         visibleEntries(from: ResolutionContext.currentPointer)

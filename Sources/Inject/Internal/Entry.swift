@@ -299,17 +299,17 @@ class EntryBase: @unchecked Sendable {
         forwarded(in: owner)?.takesArgument == true
     }
 
-    /// The registration at the end of this forward's chain, as `owner` finds it; `nil` when this is no forward.
+    /// The registration at the end of this forward's chain, as a resolve through `owner` finds it (test overrides
+    /// first); `nil` when this is no forward.
     private func forwarded(in owner: DIContainer) -> EntryBase? {
         guard isForward else { return nil }
         var entry: EntryBase = self
         var container = owner
         for _ in 0..<8 {
-            guard let target = entry.forwardTarget,
-                let found = container.lookupVisible(target.key, from: ResolutionContext.currentPointer)
-            else { break }
-            entry = found.entry.takeUnretainedValue()
-            container = found.owner.takeUnretainedValue()
+            guard let target = entry.forwardTarget, let found = container.findSeeingOverrides(target.key) else {
+                break
+            }
+            (entry, container) = found
         }
         return entry === self ? nil : entry
     }

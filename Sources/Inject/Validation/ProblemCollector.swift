@@ -223,21 +223,11 @@ struct ProblemCollector {
     /// A `@WeakInjected` property whose service is `.transient` or `.graph`: its first read builds a new instance that
     /// nothing else holds, so the property is `nil` at once.
     mutating func addWeakPropertyOfANewInstance(_ site: PropertySite, through container: DIContainer) {
-        let thread = ResolutionContext.currentPointer
-        let overrides = Overlay.active()
-        // What a resolve finds: a test override first, as under validation's own overlay, then the containers.
-        func find(_ key: Key, through container: DIContainer) -> (entry: EntryBase, owner: DIContainer)? {
-            if let found = overrides?.find(key, through: container) {
-                return found
-            }
-            return container.lookupVisible(key, from: thread).map {
-                ($0.entry.takeUnretainedValue(), $0.owner.takeUnretainedValue())
-            }
-        }
-        guard var found = find(Key(site.service, site.name), through: container) else { return }
+        // What a resolve finds: a test override first, then the containers.
+        guard var found = container.findSeeingOverrides(Key(site.service, site.name)) else { return }
         // Through `implements` forwards (each a step), to the registration that makes the instance.
         for _ in 0..<8 {
-            guard let target = found.entry.forwardTarget, let next = find(target.key, through: found.owner) else {
+            guard let target = found.entry.forwardTarget, let next = found.owner.findSeeingOverrides(target.key) else {
                 break
             }
             found = next
