@@ -98,7 +98,9 @@ final class LazyInjection<Service>: @unchecked Sendable {
     var value: Service {
         do {
             return try slots.current.lazyInstance(for: site.description, file: site.file, line: site.line) {
-                guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
+                guard let container = remembered.container else {
+                    WrapperResolution.containerReleased(site: site, wasRoot: remembered.isRoot)
+                }
                 return try container.resolveThrowing(Service.self, name: name)
             }
         } catch {

@@ -72,7 +72,9 @@ final class WeakInjection<Service>: @unchecked Sendable {
         let reference: WeakReference
         do {
             reference = try slots.current.lazyInstance(for: site.description, file: site.file, line: site.line) {
-                guard let container = remembered.container else { WrapperResolution.containerReleased(site: site) }
+                guard let container = remembered.container else {
+                    WrapperResolution.containerReleased(site: site, wasRoot: remembered.isRoot)
+                }
                 return WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
             }
         } catch {

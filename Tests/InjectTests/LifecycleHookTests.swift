@@ -149,6 +149,12 @@ private final class Auditor: @unchecked Sendable {
     @WeakInjected var cache: FeedCache?
 }
 
+/// Gets an ``Auditor`` in `resolveProperties`, after its async factory returned.
+private final class AuditLog: @unchecked Sendable {
+    // @unchecked: `auditor` is set once, by resolveProperties, before the instance is handed out.
+    var auditor: Auditor?
+}
+
 private final class WeakBox<Object: AnyObject>: @unchecked Sendable {
     // @unchecked: written once, before it is shared.
     weak var object: Object?
@@ -252,6 +258,40 @@ struct OnReleaseTests {
 
         #expect(root.object == nil, "the root was kept alive by its own service's lazy properties")
         #expect(released.value == 1)
+    }
+
+    @Test func aRootWhoseAsyncSingletonMakesLazyPropertiesInResolvePropertiesIsReleased() async throws {
+        let root = WeakBox<DIContainer>()
+        do {
+            let container = DIContainer()
+            root.object = container
+            container.register(SocketPool.self) { SocketPool() }.scope(.cached)
+            container.register(FeedCache.self) { FeedCache() }.scope(.cached)
+            container.register(AuditLog.self) { () async -> AuditLog in AuditLog() }
+                .scope(.singleton)
+                .resolveProperties { _, log in log.auditor = Auditor() }
+            let log = try await container.resolveAsync(AuditLog.self)
+            #expect(log.auditor?.pool === container.resolve(SocketPool.self), "resolved through the build's container")
+        }
+
+        #expect(root.object == nil, "the root was kept alive by its own singleton's lazy properties")
+    }
+
+    @Test func aLazyReadAfterTheRootThatKeptItsObjectWasReleasedSaysToKeepTheRoot() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            func makeAuditor() -> Auditor {
+                let container = DIContainer()
+                container.register(SocketPool.self) { SocketPool() }.scope(.singleton)
+                container.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+                container.register(Auditor.self) { Auditor() }.scope(.singleton)
+                return container.resolve(Auditor.self)
+            }
+            _ = makeAuditor().pool
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("is read after the root container it resolves through was released"), "\(stderr)")
+        #expect(stderr.contains("fix: keep the container alive as long as objects it built are in use"), "\(stderr)")
     }
 
     @Test func aSessionsSocketsAreClosedWhenTheLastReferenceToTheSessionGoes() {

@@ -206,12 +206,14 @@ extension AsyncResolution {
         let timed = timesBuilds
         let start = timed ? monotonicNanoseconds() : 0
         let value: T
+        // The build runs, for the task-local's readers, until its `resolveProperties` has run too: a wrapper made
+        // there resolves through this build's container, and knows which build will keep the object it is made for.
         AsyncFrame.inFlight.add(1)
+        defer {
+            frame.factoryReturned()
+            AsyncFrame.inFlight.add(-1)
+        }
         do {
-            defer {
-                frame.factoryReturned()
-                AsyncFrame.inFlight.add(-1)
-            }
             let resolver = DIResolver(container: frame.container, overlay: overlay, frame: frame)
             value = try await AsyncFrame.$current.withValue(frame) { try await makeAsync(resolver) }
         } catch let cancellation as CancellationError where Task.isCancelled {
@@ -225,7 +227,9 @@ extension AsyncResolution {
         if entry.hasProperties, let properties = entry.properties {
             frame.setInProgress(entry.box(value))
             do {
-                try properties(DIResolver(container: frame.container, overlay: overlay, frame: frame), value)
+                try AsyncFrame.$current.withValue(frame) {
+                    try properties(DIResolver(container: frame.container, overlay: overlay, frame: frame), value)
+                }
             } catch {
                 throw ResolutionContext.seeded(from: frame, in: self) {
                     $0.wrap(error, from: entry, stage: .properties)

@@ -127,7 +127,7 @@ final class AsyncFrame: @unchecked Sendable {
         var instance: AnyObject?
         /// The time spent in nested builds and waits.
         var nested: UInt64 = 0
-        /// Whether the async factory has returned (or thrown).
+        /// Whether the async factory and its `resolveProperties` have returned (or thrown).
         var factoryReturned = false
     }
 
@@ -163,8 +163,8 @@ final class AsyncFrame: @unchecked Sendable {
         inFlight.value > 0 ? current : nil
     }
 
-    /// Whether this build's async factory is still running: a task that reads ``current`` runs inside it (or in a
-    /// task it started, which may outlive it).
+    /// Whether this build's async factory (or its `resolveProperties`) is still running: a task that reads
+    /// ``current`` runs inside it (or in a task it started, which may outlive it).
     var isFactoryRunning: Bool {
         progress.withLock { !$0.factoryReturned }
     }

@@ -6,18 +6,22 @@ import CInjectShims
 /// would keep the child, and every instance it built, alive for ever, so that its `onRelease` hooks never ran.
 ///
 /// A root strongly, so that an object made by code that did not keep the root (a function that builds the
-/// composition root and returns the app's first object, a test's `makeSUT()`) still reads its properties later and
-/// keeps what the root built alive while it does; except when the property is made by a build that the root itself
-/// keeps (a `.singleton`, `.cached` or custom-scope service of the root, or anything its factory makes): the root
-/// holds that object, so a strong reference back would be a cycle that kept the root and all it built for ever.
+/// composition root and returns a screen or a view model it made) still reads its properties later and keeps what
+/// the root built alive while it does; except when the property is made by a build that the root itself keeps (a
+/// `.singleton`, `.cached` or custom-scope service of the root, or anything its factory makes): the root holds that
+/// object, so a strong reference back would be a cycle that kept the root and all it built for ever. Such an object
+/// needs its root kept, as the services it was built with do.
 struct RememberedContainer: @unchecked Sendable {
     // @unchecked: both references are set in init and never again; a weak reference is read atomically.
     private let strong: DIContainer?
     private weak var weak: DIContainer?
+    /// Whether the container is a root: what the message says when it is gone.
+    let isRoot: Bool
 
     init(_ container: DIContainer) {
         weak = container
-        strong = container.parent == nil && !Self.isMadeForACacheOf(container) ? container : nil
+        isRoot = container.parent == nil
+        strong = isRoot && !Self.isMadeForACacheOf(container) ? container : nil
     }
 
     /// The container, or `nil` when it has been released.

@@ -90,17 +90,23 @@ enum WrapperResolution {
     }
 
     /// The trap of a lazy wrapper read after the container it remembered was released.
-    static func containerReleased(site: PropertySite) -> Never {
-        fatalError(
+    static func containerReleased(site: PropertySite, wasRoot: Bool) -> Never {
+        let message =
+            wasRoot
+            ? """
+            Inject: \(site) is read after the root container it resolves through was released. The object that \
+            holds it was built for that container's own cache (a .singleton or .cached service, or by its factory), \
+            and such an object needs its container kept, as the services it was built with do.
+              fix: keep the container alive as long as objects it built are in use (a property of the app, or returned \
+            with the object from a test's setup).
             """
+            : """
             Inject: \(site) is read after the container it resolves through was released (a child container whose \
             session or request has ended, say), so there is nothing left to resolve it from.
               fix: read it while that container lives, or let go of this object when the container goes; for an \
             object meant to outlive it, resolve through a container that lives as long: \(site.wrapper)(container: ...).
-            """,
-            file: site.file,
-            line: site.line
-        )
+            """
+        fatalError(message, file: site.file, line: site.line)
     }
 
     /// `message`, and under `validate()` what it found before this trap ends it.
