@@ -133,7 +133,7 @@ public final class DIContainer: @unchecked Sendable {
         }
     }
 
-    /// Whether ``seal()`` was called.
+    /// Whether ``seal(file:line:)`` was called.
     public var isSealed: Bool {
         c_inject_load_acquire(tableCell + 1) != nil
     }

@@ -135,7 +135,7 @@ public final class Registration<T> {
         return self
     }
 
-    /// Runs `body` once for each instance that leaves its scope: when `reset` drops it (``DIContainer/reset(_:)``
+    /// Runs `body` once for each instance that leaves its scope: when `reset` drops it (``DIContainer/reset(_:file:line:)``
     /// of its scope, or ``DIContainer/reset(_:name:file:line:)`` of this registration), when the container that
     /// holds it is released (a session child's `.scoped` instances, a child's own registrations), or when a test
     /// override or `validate()` that built it ends. The place to close a session's sockets.

@@ -88,7 +88,7 @@ public struct Scope: Hashable, Sendable, CustomStringConvertible {
     public static let singleton = Scope(.singleton, code: Code.singleton)
     /// Resolver's name for ``singleton``.
     public static let application = singleton
-    /// Like ``singleton``, but ``DIContainer/reset(_:)`` with `.cached` drops the instance.
+    /// Like ``singleton``, but ``DIContainer/reset(_:file:line:)`` with `.cached` drops the instance.
     public static let cached = Scope(.cached, code: Code.cached)
     /// Shared while anyone holds a strong reference to it; built again after the last one lets go.
     /// Class types only.
@@ -98,7 +98,7 @@ public struct Scope: Hashable, Sendable, CustomStringConvertible {
     /// One instance per container that resolves it: each child scope gets its own, released with that child.
     public static let scoped = Scope(.scoped, code: Code.scoped)
 
-    /// A named cache that ``DIContainer/reset(_:)`` drops on demand, for lifetimes such as a user session.
+    /// A named cache that ``DIContainer/reset(_:file:line:)`` drops on demand, for lifetimes such as a user session.
     ///
     /// - Parameter name: The scope's name. Two custom scopes are the same scope when their names are equal.
     public static func custom(_ name: String) -> Scope {
@@ -152,7 +152,7 @@ extension Scope {
         storage(ofCode: code) == .registration
     }
 
-    /// Whether ``DIContainer/reset(_:)`` drops instances of this scope.
+    /// Whether ``DIContainer/reset(_:file:line:)`` drops instances of this scope.
     var isResettable: Bool {
         switch kind {
         case .cached, .weak, .scoped, .custom: true

@@ -297,8 +297,7 @@ extension ResolutionContext {
             """
         if index == frames.count - 1, let overlay, overlay.registers(entry) {
             // `$0.register(API.self) { r in Spy(inner: try r.resolve(API.self)) }`: the override hides the real one.
-            let request =
-                "\(Describe.type(entry.serviceType)).self" + (entry.name.map { ", name: \"\($0.rawValue)\"" } ?? "")
+            let request = Self.spelled(entry)
             details.append(
                 """
                 \(entry.label) is a test override, and its factory asks for \(entry.label): under the override that \
@@ -479,7 +478,8 @@ extension ResolutionContext {
 
     /// `entry`'s type and name as a call spells them: `Exporter.self, name: "slow"`.
     private static func spelled(_ entry: EntryBase) -> String {
-        "\(Describe.type(entry.serviceType)).self" + (entry.name.map { ", name: \"\($0.rawValue)\"" } ?? "")
+        let name = entry.name.map { ", name: \($0.rawValue.debugDescription)" } ?? ""
+        return "\(Describe.type(entry.serviceType)).self\(name)"
     }
 
     /// Why an `.eager()` async registration with a caching scope may not be built when it is read synchronously, as
@@ -629,8 +629,7 @@ extension ResolutionContext {
             let given = Describe.type(mismatch.given)
             if let overlay, overlay.registers(entry) {
                 // The code under test passes what the app's registration takes: the override is what differs.
-                let request =
-                    "\(Describe.type(entry.serviceType)).self" + (entry.name.map { ", name: \"\($0.rawValue)\"" } ?? "")
+                let request = Self.spelled(entry)
                 return ResolutionError(
                     kind: .argumentMismatch,
                     service: entry.label,
