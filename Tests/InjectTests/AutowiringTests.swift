@@ -79,6 +79,18 @@ private final class NeedsStorage: Sendable {
 }
 
 struct AutowiringTests {
+    @Test func aFactoryClosureWithSeveralArgumentsSaysToPassOneTupleNotToRegisterDIResolver() throws {
+        let container = DIContainer()
+        // A Swinject factory with two arguments, ported as it was: Swift takes it as register(autowired:).
+        container.register(Widget.self) { (_: DIResolver, serial: Int, _: String) in Widget(serial: serial) }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Widget.self) }
+
+        #expect(error.description.contains("so it was taken as register(autowired:)"), "\(error)")
+        #expect(error.description.contains("fix: pass several runtime arguments as one tuple or struct"), "\(error)")
+        #expect(!error.description.contains("fix: register DIResolver"), "\(error)")
+    }
+
     @Test func anInitializerWithoutParametersIsAutowired() {
         let container = DIContainer()
         container.register(autowired: NoDependencies.init).scope(.singleton)

@@ -57,6 +57,24 @@ extension ResolutionContext {
         if let reason = outOfReach(Key(type, name), request, through: container) {
             details.append(reason.detail)
             fix = reason.fix
+        } else if let frame = frames.last, frame.inProgress == nil, case .autowired = frame.entry.factoryKind,
+            type == DIResolver.self
+        {
+            // `register { (r: DIResolver, id: Int, title: String) in ... }`: a factory closure with several runtime
+            // arguments does not match a factory overload, so Swift picked register(autowired:).
+            let service = Describe.type(frame.entry.serviceType)
+            details.append(
+                """
+                \(frame.entry.label)'s closure takes a DIResolver and more parameters, so it was taken as \
+                register(autowired:), which resolves every parameter by its type: a factory takes (DIResolver) or \
+                (DIResolver, Argument), one runtime argument.
+                """
+            )
+            fix = """
+                pass several runtime arguments as one tuple or struct: register { (r: DIResolver, args: (id: Int, \
+                title: String)) in \(service)(...) }, resolved with argument: (id: 1, title: "..."); a caching scope \
+                needs that argument to be Hashable, so use a struct there.
+                """
         } else if let frame = frames.last, frame.inProgress == nil, case .autowired = frame.entry.factoryKind {
             let asker = frame.entry.label
             details.append(
