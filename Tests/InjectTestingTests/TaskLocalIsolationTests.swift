@@ -103,7 +103,7 @@ struct TaskLocalIsolationTests {
         #expect(outside == 0, "a task without overrides saw another task's override")
         #expect(await inside == 1)
     }
-    @Test func aTaskStartedInsideAnOverrideAndRunAfterItEndsGetsTheRealServiceWhateverElseIsOverridden() async {
+    @Test func aTaskStartedInsideAnOverrideAndRunAfterItEndsGetsTheRealServiceWhateverElseIsOverridden() async throws {
         let app = DIContainer()
         app.register(Widget.self) { Widget(serial: 0) }
         let started = AsyncGate()
@@ -117,11 +117,14 @@ struct TaskLocalIsolationTests {
             }
         }
         // Another test's override, active somewhere in the process while the escaped task resolves.
-        let serial = await withOverrides(in: DIContainer()) { _ in
-        } operation: {
-            started.openGate()
-            return await escaped.value
+        let outcome = await completes("an escaped task resolving under another test's override") {
+            await withOverrides(in: DIContainer()) { _ in
+            } operation: {
+                started.openGate()
+                return await escaped.value
+            }
         }
+        let serial = try #require(try outcome?.get())
 
         #expect(serial == 0, "an override that has ended applied again because another one was active")
     }
@@ -153,12 +156,16 @@ struct TaskLocalIsolationTests {
             await finish.wait()
             return Widget(serial: 2)
         }
-        let otherBuild = Task { try await other.resolveAsync(Widget.self) }
-        await building.wait()
-        started.openGate()
-        let serial = await escaped.value?.value
-        finish.openGate()
-        _ = try await otherBuild.value
+        let outcome = await completes("an escaped task resolving while another async build runs") {
+            let otherBuild = Task { try await other.resolveAsync(Widget.self) }
+            await building.wait()
+            started.openGate()
+            let serial = await escaped.value?.value
+            finish.openGate()
+            _ = try await otherBuild.value
+            return serial
+        }
+        let serial = try #require(try outcome?.get())
 
         #expect(serial == 0, "the escaped task joined the ended resolution, and its ended override")
     }
