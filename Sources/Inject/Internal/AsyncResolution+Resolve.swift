@@ -178,7 +178,7 @@ extension AsyncResolution {
         let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
         do {
             return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
-                try await build(entry, frame: frame, code, argument)
+                try await build(entry, frame: frame, code, argument, gate: slot)
             }
         } catch let deadlock as Parking.Deadlock {
             throw ResolutionContext.seeded(from: parent, in: self) {
@@ -195,13 +195,20 @@ extension AsyncResolution {
     /// Builds a new instance of `entry` as `frame`: an async factory awaited, with `frame` in its resolver and in
     /// the task-local; a synchronous one run inline on a thread seeded from the frames above (on the main actor for
     /// a `mainActorFactory` registration). Then `resolveProperties`.
-    private func build<T>(_ entry: Entry<T>, frame: AsyncFrame, _ code: Int, _ argument: ArgumentBox?) async throws -> T
-    {
+    ///
+    /// - Parameter gate: The slot this build fills, if any: it learns the instance once the factory has returned.
+    private func build<T>(
+        _ entry: Entry<T>,
+        frame: AsyncFrame,
+        _ code: Int,
+        _ argument: ArgumentBox?,
+        gate: InstanceSlot<T>? = nil
+    ) async throws -> T {
         guard frame.depth <= ResolutionContext.maximumDepth else {
             throw ResolutionContext.seeded(from: frame.parent, in: self) { $0.tooDeep(entry) }
         }
         guard let makeAsync = entry.makeAsync else {
-            return try await buildInline(entry, frame: frame, code, argument)
+            return try await buildInline(entry, frame: frame, code, argument, gate: gate)
         }
         let timed = timesBuilds
         let start = timed ? monotonicNanoseconds() : 0
@@ -249,9 +256,10 @@ extension AsyncResolution {
         _ entry: Entry<T>,
         frame: AsyncFrame,
         _ code: Int,
-        _ argument: ArgumentBox?
+        _ argument: ArgumentBox?,
+        gate: InstanceSlot<T>?
     ) async throws -> T {
-        let inline = InlineBuild(entry: entry, frame: frame, code: code, argument: argument)
+        let inline = InlineBuild(entry: entry, frame: frame, code: code, argument: argument, gate: gate)
         if entry.isMainActor, !MainActorFactory.isOnMainActor {
             return try await MainActor.run { try inline.run() }.value
         }
@@ -302,6 +310,7 @@ private struct InlineBuild<T>: @unchecked Sendable {
     let frame: AsyncFrame
     let code: Int
     let argument: ArgumentBox?
+    let gate: InstanceSlot<T>?
 
     /// The instance, wrapped so that it can leave `MainActor.run`.
     struct Built: @unchecked Sendable {
@@ -309,9 +318,20 @@ private struct InlineBuild<T>: @unchecked Sendable {
         let value: T
     }
 
+    /// Runs the build on this thread. While it runs, ``Parking`` knows this thread as the frame's builder, so
+    /// that a thread waiting for the frame's slot follows the wait-for chain through it.
     func run() throws -> Built {
         try ResolutionContext.seeded(from: frame.parent, in: frame.resolution) { context in
-            Built(value: try context.build(entry, in: frame.container, code, argument))
+            let builder = gate.map { _ in ObjectIdentifier(frame) }
+            if let builder {
+                Parking.shared.beginInlineBuild(builder, on: ObjectIdentifier(context))
+            }
+            defer {
+                if let builder {
+                    Parking.shared.endInlineBuild(builder)
+                }
+            }
+            return Built(value: try context.build(entry, in: frame.container, code, argument, gate: gate))
         }
     }
 }

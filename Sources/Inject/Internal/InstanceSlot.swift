@@ -177,11 +177,34 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             case .wait(let build):
                 awaited = build
                 defer { state.withLock { $0.waiters -= 1 } }
-                try Parking.shared.wait(for: self, thread: thread)
+                do {
+                    try Parking.shared.wait(for: self, thread: thread)
+                } catch let deadlock as Parking.Deadlock {
+                    // The build this thread waits for waits, through other threads, for one of this thread's own
+                    // builds. If it is past its factory (in `resolveProperties`), the cycle is closed by
+                    // `resolveProperties`, as on one thread: take its instance now, and the builds all finish.
+                    guard let box = instanceInProgress(of: build) else { throw deadlock }
+                    return unsafeDowncast(box, to: Box<T>.self).value
+                }
             case .build(let generation):
                 return try buildAndStore(generation: generation, build)
             }
         }
+    }
+
+    /// The instance of the build under way, boxed, once its factory has returned and while its
+    /// `resolveProperties` runs, if that build is still `awaited`.
+    private func instanceInProgress(of awaited: AwaitedBuild) -> AnyObject? {
+        state.withLock { state in
+            guard state.builder != nil, state.builds == awaited.build else { return nil }
+            return state.inProgress
+        }
+    }
+
+    /// Records the instance of the build under way, boxed, once its factory has returned: a thread whose wait for
+    /// this build closes a `resolveProperties` cycle across threads takes it (see ``instance(thread:build:)``).
+    func setInProgress(_ box: AnyObject) {
+        state.withLock { $0.inProgress = box }
     }
 
     /// Runs the build this caller became the builder of, then stores what it made (or keeps its error for those who
@@ -361,11 +384,14 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
     private func finish(_ value: T?, generation: Int, error: (any Error)? = nil) {
         // Made outside the lock; freed again if the slot does not keep it.
         let storage = value.flatMap { holdsWeakly ? nil : Self.store($0) }
+        var inProgress: AnyObject?
         let (stored, unused, handedOff, wake, waiting):
             (Bool, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Bool, [CheckedContinuation<Void, any Error>]) =
                 state.withLock { state in
                     defer { state.asyncWaiters.removeAll() }
                     state.builder = nil
+                    // Released below, outside the lock: it may hold the last reference to an instance that failed.
+                    swap(&inProgress, &state.inProgress)
                     // An older build's hand-off: its waiters have all come back, or found a stored instance first.
                     let handedOff = state.handoff?.storage
                     state.handoff = nil
@@ -405,6 +431,7 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
         if stored, let value, let publishTo {
             publishTo.publishValueOnce(value)
         }
+        inProgress = nil
         if wake {
             Parking.shared.wakeAll()
         }
@@ -422,6 +449,8 @@ private struct InstanceSlotState {
     /// The instance of a slot that holds it weakly.
     weak var object: AnyObject?
     var builder: ObjectIdentifier?
+    /// The instance of the build under way, boxed, while its `resolveProperties` runs.
+    var inProgress: AnyObject?
     var waiters = 0
     var generation = 0
     /// Tasks waiting for the build under way, by waiter number.

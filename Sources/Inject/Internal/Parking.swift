@@ -39,6 +39,9 @@ final class Parking: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var waits: [ObjectIdentifier: any Gate] = [:]
+    /// The thread running each synchronous build of an async resolution: its slot's builder is the build's frame,
+    /// and the waits the build makes are this thread's.
+    private var inlineBuilds: [ObjectIdentifier: ObjectIdentifier] = [:]
 
     private init() {
         mutex = .allocate(capacity: 1)
@@ -60,7 +63,7 @@ final class Parking: @unchecked Sendable {
         }
         waits[thread] = gate
         var waitedSeconds = 0
-        while let builder = gate.builder, builder != thread {
+        while let builder = gate.builder.map(threadRunning), builder != thread {
             if let chain = cycle(waitingFor: gate, builtBy: builder, from: thread) {
                 throw Deadlock(chain: chain)
             }
@@ -74,6 +77,25 @@ final class Parking: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Notes that `thread` runs the synchronous build known to its slot as `builder` (a frame of an async
+    /// resolution), until ``endInlineBuild(_:)``.
+    func beginInlineBuild(_ builder: ObjectIdentifier, on thread: ObjectIdentifier) {
+        pthread_mutex_lock(mutex)
+        inlineBuilds[builder] = thread
+        pthread_mutex_unlock(mutex)
+    }
+
+    func endInlineBuild(_ builder: ObjectIdentifier) {
+        pthread_mutex_lock(mutex)
+        inlineBuilds[builder] = nil
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The thread behind a slot's builder: the builder itself, or the thread running it inline. Under `mutex`.
+    private func threadRunning(_ builder: ObjectIdentifier) -> ObjectIdentifier {
+        inlineBuilds[builder] ?? builder
     }
 
     /// Wakes every waiting thread so that each looks at the gate it waits for again.
@@ -92,7 +114,7 @@ final class Parking: @unchecked Sendable {
         var chain = [gate.label]
         var current = builder
         while chain.count <= 64, let next = waits[current] {
-            guard let nextBuilder = next.builder else { return nil }
+            guard let nextBuilder = next.builder.map(threadRunning) else { return nil }
             chain.append(next.label)
             if nextBuilder == thread {
                 return chain

@@ -372,7 +372,7 @@ extension ResolutionContext {
     ) throws -> T {
         do {
             return try slot.instance(thread: ObjectIdentifier(self)) {
-                try build(entry, in: home, code, argument)
+                try build(entry, in: home, code, argument, gate: slot)
             }
         } catch let deadlock as Parking.Deadlock {
             throw crossThreadCycle(deadlock.chain, waitingFor: entry)
@@ -403,17 +403,25 @@ extension ResolutionContext {
     }
 
     /// Builds a new instance of `entry`: factory, then `resolveProperties`, with a frame on the stack throughout.
+    ///
+    /// - Parameter gate: The slot this build fills, if any: it learns the instance once the factory has returned.
     @inline(__always)
-    func build<T>(_ entry: Entry<T>, in home: DIContainer, _ code: Int, _ argument: ArgumentBox?) throws -> T {
+    func build<T>(
+        _ entry: Entry<T>,
+        in home: DIContainer,
+        _ code: Int,
+        _ argument: ArgumentBox?,
+        gate: InstanceSlot<T>? = nil
+    ) throws -> T {
         guard frames.count < Self.maximumDepth else {
             throw tooDeep(entry)
         }
         if overlay?.recorder != nil || BuildObservation.isActive || asyncResolution != nil {
-            return try buildTimed(entry, in: home, code, argument)
+            return try buildTimed(entry, in: home, code, argument, gate: gate)
         }
         push(entry, home, argument)
         defer { pop() }
-        return try runFactory(entry, in: home, code, argument)
+        return try runFactory(entry, in: home, code, argument, gate: gate)
     }
 
     /// ``build(_:in:_:_:)`` when someone wants its time: under `validate()`, which records the factory's own time
@@ -424,7 +432,8 @@ extension ResolutionContext {
         _ entry: Entry<T>,
         in home: DIContainer,
         _ code: Int,
-        _ argument: ArgumentBox?
+        _ argument: ArgumentBox?,
+        gate: InstanceSlot<T>?
     ) throws -> T {
         let start = DispatchTime.now().uptimeNanoseconds
         push(entry, home, argument)
@@ -456,7 +465,7 @@ extension ResolutionContext {
         }
         let value: T
         do {
-            value = try runFactory(entry, in: home, code, argument)
+            value = try runFactory(entry, in: home, code, argument, gate: gate)
         } catch {
             // The factory's own error wins; a wrapper failure it left must not fail the next build on this thread.
             if asyncResolution != nil {
@@ -479,7 +488,8 @@ extension ResolutionContext {
         _ entry: Entry<T>,
         in home: DIContainer,
         _ code: Int,
-        _ argument: ArgumentBox?
+        _ argument: ArgumentBox?,
+        gate: InstanceSlot<T>?
     ) throws -> T {
         let value: T
         do {
@@ -502,7 +512,10 @@ extension ResolutionContext {
             recorder.recordWeakValueType(entry, Swift.type(of: value as Any))
         }
         if entry.hasProperties, let properties = entry.properties {
-            setInProgress(entry.box(value))
+            let box = entry.box(value)
+            setInProgress(box)
+            // A thread whose wait for this build closes a cycle across threads takes the instance from the slot.
+            gate?.setInProgress(box)
             do {
                 try properties(DIResolver(container: home, overlay: overlay), value)
             } catch {

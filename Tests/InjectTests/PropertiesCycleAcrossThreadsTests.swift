@@ -1,0 +1,193 @@
+import Dispatch
+import Foundation
+import Inject
+import InjectTestSupport
+import Testing
+
+/// A cycle closed only by `resolveProperties` works from every entry point, `validate()` says: also when two threads
+/// (or a thread and a task) enter it at once, each at another member, so that each holds one member's build in its
+/// `resolveProperties` while asking for the other. Every test forces that overlap, and fails by time-out rather
+/// than hanging.
+struct PropertiesCycleAcrossThreadsTests {
+    final class Router: @unchecked Sendable {
+        // @unchecked: set once by resolveProperties, before the instance is handed out.
+        weak var coordinator: Coordinator?
+    }
+
+    final class Coordinator: @unchecked Sendable {
+        // @unchecked: set once by resolveProperties, before the instance is handed out.
+        var router: Router?
+    }
+
+    /// Router and Coordinator of `scope`, each of whose `resolveProperties` waits (at most 10 s) until both builds
+    /// are in theirs before it asks for the other, when `bothInProperties` is given: the two entries overlap for sure.
+    private static func register(
+        in container: DIContainer,
+        _ scope: Scope,
+        bothInProperties: Arrivals? = nil,
+        overlapped: Counter = Counter()
+    ) {
+        @Sendable func meet() {
+            guard let bothInProperties else { return }
+            bothInProperties.arrive()
+            if bothInProperties.waitForEveryone(within: 10) {
+                overlapped.increment()
+            }
+        }
+        container.register { Router() }.scope(scope)
+            .resolveProperties { r, router in
+                meet()
+                router.coordinator = try r.resolve()
+            }
+        container.register { Coordinator() }.scope(scope)
+            .resolveProperties { r, coordinator in
+                meet()
+                coordinator.router = try r.resolve()
+            }
+    }
+
+    @Test(arguments: [Scope.singleton, .scoped])
+    func validationCallsThePropertiesCycleValid(scope: Scope) {
+        let container = DIContainer()
+        Self.register(in: container, scope)
+        #expect(container.validationReport().isValid)
+        #expect(container.makeChild().validationReport().isValid)
+    }
+
+    private struct Outcome: Sendable {
+        let router: Result<Router, ResolutionError>
+        let coordinator: Result<Coordinator, ResolutionError>
+    }
+
+    /// Resolves Router on one thread and Coordinator on another, at once, through `container`.
+    private static func resolveBothAtOnce(through container: DIContainer) -> Outcome? {
+        onThread(within: 30) {
+            let router = Cell<Result<Router, ResolutionError>>()
+            let coordinator = Cell<Result<Coordinator, ResolutionError>>()
+            onThreadsAtOnce(2) { index in
+                if index == 0 {
+                    router.value = Result { try container.resolveThrowing(Router.self) }.mapError { $0 as! ResolutionError }
+                } else {
+                    coordinator.value = Result { try container.resolveThrowing(Coordinator.self) }
+                        .mapError { $0 as! ResolutionError }
+                }
+            }
+            return Outcome(router: router.value!, coordinator: coordinator.value!)
+        }
+    }
+
+    @Test(arguments: [Scope.singleton, .cached, .custom("session")])
+    func twoThreadsEnteringAPropertiesCycleAtDifferentMembersBothGetTheLinkedInstances(scope: Scope) throws {
+        let container = DIContainer()
+        let bothInProperties = Arrivals(expected: 2)
+        let overlapped = Counter()
+        Self.register(in: container, scope, bothInProperties: bothInProperties, overlapped: overlapped)
+
+        let outcome = try #require(Self.resolveBothAtOnce(through: container), "the two resolves hung")
+        #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
+        let router = try outcome.router.get()
+        let coordinator = try outcome.coordinator.get()
+        #expect(router.coordinator === coordinator)
+        #expect(coordinator.router === router)
+        #expect(container.resolve(Router.self) === router)
+        #expect(container.resolve(Coordinator.self) === coordinator)
+    }
+
+    @Test func twoThreadsEnteringAScopedPropertiesCycleInOneChildBothGetTheChildsInstances() throws {
+        let root = DIContainer()
+        let bothInProperties = Arrivals(expected: 2)
+        let overlapped = Counter()
+        Self.register(in: root, .scoped, bothInProperties: bothInProperties, overlapped: overlapped)
+        let session = root.makeChild()
+
+        let outcome = try #require(Self.resolveBothAtOnce(through: session), "the two resolves hung")
+        #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
+        let router = try outcome.router.get()
+        let coordinator = try outcome.coordinator.get()
+        #expect(router.coordinator === coordinator)
+        #expect(coordinator.router === router)
+        #expect(session.resolve(Router.self) === router)
+        #expect(session.resolve(Coordinator.self) === coordinator)
+    }
+
+    @Test func aThreadAndATaskEnteringAPropertiesCycleAtDifferentMembersBothGetTheLinkedInstances() async throws {
+        let container = DIContainer()
+        let bothInProperties = Arrivals(expected: 2)
+        let overlapped = Counter()
+        Self.register(in: container, .singleton, bothInProperties: bothInProperties, overlapped: overlapped)
+
+        // The thread's resolve blocks only its own thread; the task's inline build blocks one of the pool's, so
+        // the other keeps this test's time-out running.
+        let fromThread = Cell<Result<Router, ResolutionError>>()
+        let thread = Thread {
+            fromThread.value = Result { try container.resolveThrowing(Router.self) }.mapError { $0 as! ResolutionError }
+        }
+        thread.start()
+        let fromTask = await completes(within: 30, "resolveAsync of Coordinator while a thread resolves Router") {
+            try await container.resolveAsync(Coordinator.self)
+        }
+        let threadFinished = await eventually(within: 30) { fromThread.value != nil }
+        #expect(threadFinished, "the thread's resolve of Router hung")
+        #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
+        let coordinator = try #require(try fromTask?.get())
+        let router = try #require(try fromThread.value?.get())
+        #expect(router.coordinator === coordinator)
+        #expect(coordinator.router === router)
+    }
+
+    final class Source: Sendable {
+        init(sink: Sink) {}
+    }
+
+    final class Sink: @unchecked Sendable {
+        // @unchecked: set once by resolveProperties, before the instance is handed out.
+        var source: Source?
+    }
+
+    @Test func aCycleThroughAFactoryOnTwoThreadsIsStillACycleError() throws {
+        // Source's factory needs Sink; Sink's resolveProperties needs Source: entering at Source fails on one
+        // thread (validate() says so), and two threads entering at once must not turn that into a half-built Source.
+        let container = DIContainer()
+        let bothStarted = Arrivals(expected: 2)
+        let overlapped = Counter()
+        let meeting = Cell<Bool>(false)
+        @Sendable func meet() {
+            guard meeting.value == true else { return }
+            bothStarted.arrive()
+            if bothStarted.waitForEveryone(within: 10) {
+                overlapped.increment()
+            }
+        }
+        container.register { r -> Source in
+            meet()
+            return Source(sink: try r.resolve())
+        }.scope(.singleton)
+        container.register { Sink() }.scope(.singleton)
+            .resolveProperties { r, sink in
+                meet()
+                sink.source = try r.resolve()
+            }
+        #expect(!container.validationReport().isValid)
+        meeting.value = true
+
+        let outcome = try #require(
+            onThread(within: 30) { () -> [Bool] in
+                let succeeded = Collector<Bool>()
+                onThreadsAtOnce(2) { index in
+                    if index == 0 {
+                        succeeded.append((try? container.resolveThrowing(Source.self)) != nil)
+                    } else {
+                        succeeded.append((try? container.resolveThrowing(Sink.self)) != nil)
+                    }
+                }
+                return succeeded.values
+            },
+            "the two resolves hung"
+        )
+        #expect(overlapped.value >= 2, "the two builds were under way at the same time")
+        // One entry at most succeeds (Sink's, if Source's build waited for it); never both with a Source that was
+        // handed out before its factory returned.
+        #expect(outcome.count == 2)
+        #expect(outcome.contains(false))
+    }
+}
