@@ -32,7 +32,11 @@ extension DIContainer {
                 defer { state.scopedSlots.removeAll() }
                 return state.scopedSlots
             }
-            _ = dropped  // released here, outside the lock: a deinit is user code
+            // Outside the lock: onRelease and a deinit are user code. Reset, not only let go of: a build under way
+            // then goes to its caller without being kept, rather than into a slot that would release it later.
+            for cache in dropped.values {
+                (cache as? any InstanceCache)?.reset()
+            }
         } else {
             for entry in visibleEntries where entry.scopeCode == scope.code {
                 entry.dropCachedInstance()

@@ -362,10 +362,17 @@ extension DIContainer {
         )
     }
 
-    /// Drops this container's own `.scoped` instance(s) of `entry`.
-    func dropScoped(_ entry: EntryBase) {
+    /// Drops this container's own `.scoped` instance(s) of `entry`; for good when `retiring` (the registration was
+    /// replaced). A build under way goes to its caller and those waiting for it, and is not kept.
+    func dropScoped(_ entry: EntryBase, retiring: Bool = false) {
         let dropped = state.withLock { $0.scopedSlots.removeValue(forKey: ObjectIdentifier(entry)) }
-        _ = dropped  // released here, outside the lock: a deinit (and onRelease) is user code
+        // Outside the lock: onRelease and a deinit are user code.
+        guard let cache = dropped as? any InstanceCache else { return }
+        if retiring {
+            cache.retire()
+        } else {
+            cache.reset()
+        }
     }
 
     /// This container's own `.scoped` instances of the argument registration `entry`, one per argument value.

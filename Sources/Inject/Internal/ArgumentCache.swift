@@ -51,7 +51,7 @@ final class ArgumentKeying: @unchecked Sendable {
 
 /// The instances of one argument registration in one place (a registration, a resolving container, an overlay),
 /// one slot per argument value: each value's instance is built exactly once, as any shared instance is.
-final class ArgumentCache<T>: @unchecked Sendable {
+final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
     // @unchecked: `state` is only touched under its lock; the slots lock themselves.
     private struct State {
         var slots: [AnyHashable: InstanceSlot<T>] = [:]
@@ -81,13 +81,16 @@ final class ArgumentCache<T>: @unchecked Sendable {
         }
     }
 
-    /// Drops every instance; `onRelease` runs for each, with no lock held.
+    /// Drops every instance; `onRelease` runs for each, with no lock held. A build under way for a value hands its
+    /// instance to its own caller and those waiting for it, and is not kept (nor released: the cache never held it).
     func reset() {
         let dropped = state.withLock { state in
             defer { state.slots.removeAll() }
             return state.slots
         }
-        _ = dropped  // released here, outside the lock: each slot's onRelease and deinit are user code
+        for slot in dropped.values {
+            slot.reset()  // outside the lock: onRelease is user code
+        }
     }
 
     /// Drops every instance for good: the registration was replaced. A build under way still ends for its caller

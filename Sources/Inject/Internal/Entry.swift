@@ -546,6 +546,12 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         // Also when nothing was built yet: a resolve that found this entry just before its replacement must not
         // build it afterwards, into a cache that nothing would ever release.
         let code = scopeCode
+        if Scope.storage(ofCode: code) == .resolvingContainer {
+            // The registering container's own `.scoped` instance goes with the registration. A child's stays until
+            // the child is released (a container does not know its children); nothing resolves the old entry again.
+            owner.dropScoped(self, retiring: true)
+            return
+        }
         guard Scope.storage(ofCode: code) == .registration else { return }
         if argumentKeying != nil {
             argumentCache(code).retire()

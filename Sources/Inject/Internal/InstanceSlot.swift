@@ -13,7 +13,7 @@
 /// stops waiting with `CancellationError`; the build goes on for the others.
 ///
 /// The slot's lock is held only to read or change its state, never while `build` runs.
-final class InstanceSlot<T>: Gate, @unchecked Sendable {
+final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
     // @unchecked: `state` is only touched under its lock, `publishTo` only atomically; `T` is handed out as the
     // registration's contract says (see Docs/ThreadSafety.md).
     //
@@ -415,10 +415,12 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
                             state.storage = storage
                         }
                         stored = true
-                    } else if let storage, state.waiters + state.asyncWaiting > 0 {
+                    } else if let value, state.waiters + state.asyncWaiting > 0 {
                         // A reset (or the replacement of the registration) while it was built: not kept, but handed to
-                        // the callers that waited for this build, as its own caller gets it.
-                        state.handoff = (state.builds, generation, storage, state.waiters + state.asyncWaiting)
+                        // the callers that waited for this build, as its own caller gets it. A weak slot keeps no
+                        // storage of its own: the hand-off gets one (rare: a reset raced a first build and a wait).
+                        let handed = storage ?? Self.store(value)
+                        state.handoff = (state.builds, generation, handed, state.waiters + state.asyncWaiting)
                         unused = nil
                     }
                     return (stored, unused, handedOff, state.waiters > 0, state.asyncWaiters.map(\.continuation))
@@ -439,6 +441,16 @@ final class InstanceSlot<T>: Gate, @unchecked Sendable {
             continuation.resume()
         }
     }
+}
+
+/// A cache of shared instances that a reset or the release of what holds it lets go of: an ``InstanceSlot``, or an
+/// ``ArgumentCache`` of them.
+protocol InstanceCache: AnyObject {
+    /// Drops what it holds (`onRelease` runs for each instance, with no lock held); a build under way is handed to
+    /// its own caller and to those waiting for it, and not kept.
+    func reset()
+    /// ``reset()``, for good: the registration was replaced, and no build starts any more.
+    func retire()
 }
 
 /// An ``InstanceSlot``'s state, behind its lock. Not generic, so that unspecialised code reads it with no metadata

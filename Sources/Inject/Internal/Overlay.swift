@@ -111,13 +111,15 @@ final class Overlay: @unchecked Sendable {
             slots[ObjectIdentifier(container)] = held.filter { $0.value.entry.scopeCode != scope.code }
             return Array(matching.values)
         }
-        _ = dropped  // released here, outside the lock: a deinit is user code
+        for held in dropped {
+            (held.slot as? any InstanceCache)?.reset()  // outside the lock: onRelease and a deinit are user code
+        }
     }
 
     /// Drops the instance(s) this overlay holds for `entry` built in `home`.
     func reset(_ entry: EntryBase, in home: DIContainer) {
         let dropped = slots.withLock { $0[ObjectIdentifier(home)]?.removeValue(forKey: ObjectIdentifier(entry)) }
-        _ = dropped  // released here, outside the lock: a deinit (and onRelease) is user code
+        (dropped?.slot as? any InstanceCache)?.reset()  // outside the lock: onRelease and a deinit are user code
     }
 
     /// Takes every slot this overlay holds for the container `home`.
