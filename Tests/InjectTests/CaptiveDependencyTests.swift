@@ -151,6 +151,21 @@ struct CaptiveDependencyTests {
         #expect(problem.message.contains(".singleton"), "\(problem)")
     }
 
+    @Test(arguments: [Scope.cached, .scoped])
+    func aSingletonHoldingAWeakServiceThatHoldsAResettableOneIsCaptive(staleScope: Scope) throws {
+        // The singleton keeps the .weak Middle alive for good, so Middle's Held is never renewed: everyone who
+        // resolves Middle gets the stale one too.
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(staleScope)
+        container.register(Middle.self) { r in Middle(held: try r.resolve()) }.scope(.weak)
+        container.register(Holder.self) { r in Holder(held: try r.resolve(Middle.self).held) }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.problems(ofKind: .captiveDependency).first, "\(report)")
+        #expect(problem.message.contains("through Middle (.weak)"), "\(problem)")
+    }
+
     // MARK: Not flagged
 
     @Test(arguments: [

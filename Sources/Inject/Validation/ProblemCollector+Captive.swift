@@ -14,8 +14,9 @@ extension ProblemCollector {
     /// child: not flagged.
     ///
     /// What an instance "holds" is what its factory, `resolveProperties` and property wrappers asked for, seen through
-    /// `implements` forwards (which count with the registration they forward to) and through the `.transient` and
-    /// `.graph` instances it asked for, which are made for it and held by it. Holding a `.transient`, `.graph` or
+    /// `implements` forwards (which count with the registration they forward to) and through the `.transient`,
+    /// `.graph` and `.weak` instances it asked for, which it holds (a `.weak` one lives as long as the holder keeps
+    /// it, and hands what it holds to everyone who resolves it meanwhile). Holding a `.transient`, `.graph` or
     /// `.weak` instance is not itself flagged: those are built fresh by design, and flagging them buries the real
     /// finding under dozens of warnings in every real app.
     mutating func addCaptiveDependencies(in seen: ValidationRecorder.State) {
@@ -31,7 +32,7 @@ extension ProblemCollector {
             while let (node, via) = pending.popLast() {
                 for case .node(let target) in (seen.dependencies[.node(node)] ?? []).map(\.to) {
                     guard visited.insert(target).inserted, let held = entriesByID[target.entry] else { continue }
-                    if held.isForward || held.scope == .transient || held.scope == .graph {
+                    if held.isForward || held.scope == .transient || held.scope == .graph || held.scope == .weak {
                         pending.append((target, via + [held]))
                     } else if let home = seen.containers[target.home],
                         let ending = Self.ending(of: held, builtIn: home, heldBy: holder, builtIn: holderHome)
