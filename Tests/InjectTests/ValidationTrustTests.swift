@@ -731,6 +731,62 @@ struct ValidationQuietnessTests {
         _ = try await container.resolveAsync(Ledger.self)
     }
 
+    final class Database: @unchecked Sendable {
+        // @unchecked: set once by resolveProperties, before the instance is handed out.
+        var engine: SyncEngine?
+    }
+
+    final class SyncEngine: @unchecked Sendable {
+        // @unchecked: set once by resolveProperties, before the instance is handed out.
+        var database: Database?
+    }
+
+    @Test(arguments: [false, true])
+    func aResolvePropertiesCycleThatReadsAnAsyncServiceSynchronouslyIsJudgedFromTheSynchronousSide(
+        asyncFirst: Bool
+    ) async throws {
+        // Entered at Database it works (the engine gets Database back); entered at SyncEngine, its
+        // resolveProperties reads Database before anything built it. Whatever the registration order.
+        let container = DIContainer()
+        func registerDatabase() {
+            container.register { () async throws -> Database in Database() }.scope(.singleton)
+                .resolveProperties { r, database in database.engine = try r.resolve() }
+        }
+        func registerEngine() {
+            container.register { SyncEngine() }.scope(.singleton)
+                .resolveProperties { r, engine in engine.database = try r.resolve() }
+        }
+        if asyncFirst {
+            registerDatabase()
+            registerEngine()
+        } else {
+            registerEngine()
+            registerDatabase()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(!report.isValid, "\(report)")
+        #expect(report.errors.contains { $0.message.contains("Database") && $0.message.contains("read synchronously") })
+        let error = try await #require(throws: ResolutionError.self) { try await container.resolveAsync(SyncEngine.self) }
+        #expect(error.description.contains("Database"))
+    }
+
+    @Test func theSameCycleWithTheAsyncServiceEagerIsValidAndWarmUpBuildsIt() async throws {
+        let container = DIContainer()
+        container.register { () async throws -> Database in Database() }.scope(.singleton).eager()
+            .resolveProperties { r, database in database.engine = try r.resolve() }
+        container.register { SyncEngine() }.scope(.singleton)
+            .resolveProperties { r, engine in engine.database = try r.resolve() }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        try await container.warmUp()
+        let engine = container.resolve(SyncEngine.self)
+        #expect(engine.database === container.resolve(Database.self))
+    }
+
     @Test func anAsyncFactoryThatAwaitsIsNotASlowFactory() async throws {
         let container = DIContainer()
         container.register(Widget.self) { _ in

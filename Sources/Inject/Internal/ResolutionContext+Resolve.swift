@@ -171,6 +171,9 @@ extension ResolutionContext {
         }
         if let index = frameIndex(of: entry, in: home, argument) {
             if let inProgress = frames[index].inProgress {
+                if entry.isAsync, overlay?.recorder != nil, index != frames.count - 1 {
+                    noteSynchronousReadOfAsyncBuildInProgress(entry, code: code)
+                }
                 return unsafeDowncast(inProgress.takeUnretainedValue(), to: Box<T>.self).value
             }
             throw cycle(at: index, closedBy: entry)
@@ -262,6 +265,15 @@ extension ResolutionContext {
             entry.publishArgumentInstance(value, for: argument)
         }
         return value
+    }
+
+    /// Under validation: a synchronous read of an async registration whose build is in `resolveProperties` further
+    /// up this resolution gets its instance back, as at run time; but the reader can be resolved first too, and then
+    /// nothing has built it. Unless `warmUp()` builds it at start-up (it is eager), that entry point fails.
+    @inline(never)
+    private func noteSynchronousReadOfAsyncBuildInProgress(_ entry: EntryBase, code: Int) {
+        guard !entry.isEager, let recorder = overlay?.recorder else { return }
+        recorder.recordFailure(notBuiltYet(entry, code: code, because: .notEager))
     }
 
     /// The instance of an async registration, for a synchronous resolve: the one an async resolution built, or a
