@@ -61,6 +61,11 @@ extension DIContainer {
     package func overrideLayer(_ overrides: (DIContainer) -> Void) -> OverrideLayer {
         let registry = DIContainer()
         let context = ResolutionContext.current
+        if let building = context.frames.last?.entry ?? AsyncFrame.currentIfAny.flatMap({
+            $0.isFactoryRunning ? $0.entry : nil
+        }) {
+            trapOverridesInsideFactory(of: building)
+        }
         let outer = context.overridesBeingMade
         context.overridesBeingMade = (registry, self)
         Self.overridesBeingMade.add(1)
@@ -70,6 +75,24 @@ extension DIContainer {
         }
         overrides(registry)
         return OverrideLayer(overlay: Overlay(target: self, registry: registry, outer: Overlay.active()))
+    }
+}
+
+extension DIContainer {
+    /// Traps: test overrides made while `building`'s factory (or `resolveProperties`) runs would be ignored, since
+    /// a resolution keeps the overrides it started with.
+    private func trapOverridesInsideFactory(of building: EntryBase) -> Never {
+        fatalError(
+            """
+            Inject: withOverrides was called inside \(building.label)'s factory, registered at \(building.location) \
+            (or its resolveProperties closure). A resolution keeps the overrides it started with, so these would \
+            reach neither the factory's resolver nor the property wrappers of what it builds: they would be ignored.
+              fix: wrap the resolve (or the whole test) in withOverrides, or use the .overrides trait or \
+            pushOverrides, so that the resolution starts under the overrides.
+            """,
+            file: building.file,
+            line: building.line
+        )
     }
 }
 

@@ -463,6 +463,26 @@ struct OverridesClosureMistakeTests {
         #expect(stderr.contains("fix: call reset in the test's operation"), "\(stderr)")
     }
 
+    @Test func withOverridesInsideAFactoryTrapsInsteadOfBeingIgnored() async throws {
+        // The factory's resolution keeps the overrides it started with: these would reach neither its resolver nor
+        // the wrappers of what it builds, silently.
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            app.register(Widget.self) { Widget(serial: 0) }
+            app.register(Gadget.self) { r in
+                withOverrides(in: app) { $0.register(Widget.self) { Widget(serial: 1) } } operation: {
+                    Gadget(widget: try! r.resolve())
+                }
+            }
+            _ = app.resolve(Gadget.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("withOverrides was called inside Gadget's factory, registered at"), "\(stderr)")
+        #expect(stderr.contains("WithOverridesTests.swift:"), "the factory's line: \(stderr)")
+        #expect(stderr.contains("fix: wrap the resolve"), "\(stderr)")
+    }
+
     @Test func sealingTheRealContainerInsideTheOverridesClosureTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = DIContainer()
