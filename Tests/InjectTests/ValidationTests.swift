@@ -603,6 +603,32 @@ struct ValidationTests {
         #expect(slow.map(\.service) == ["Widget"], "\(report)")
     }
 
+    @Test func aSlowResolvePropertiesClosureIsNamedInTheWarning() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget() }.resolveProperties { _, _ in sleepLikeASlowFactory() }
+
+        let report = container.validationReport()
+
+        let problem = try onlyProblem(ofKind: .slowFactory, in: report)
+        #expect(problem.message.contains("Widget's factory and resolveProperties closure took"), "\(problem)")
+    }
+
+    @Test func aBuildThatFailedIsNeitherSlowNorAmongTheSlowestRegistrations() throws {
+        struct Unavailable: Error {}
+        let container = DIContainer()
+        container.register(Logger.self) { () throws -> Logger in
+            sleepLikeASlowFactory()
+            throw Unavailable()
+        }
+        container.register(Widget.self) { Widget() }
+
+        let report = container.validationReport()
+
+        #expect(report.errors.count == 1, "\(report)")
+        #expect(report.problems(ofKind: .slowFactory).isEmpty, "\(report)")
+        #expect(!report.buildTimes.contains { $0.service == "Logger" }, "\(report)")
+    }
+
     // MARK: All at once
 
     @Test func everyProblemIsReportedInOnePass() throws {

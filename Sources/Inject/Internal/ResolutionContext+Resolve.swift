@@ -459,7 +459,8 @@ extension ResolutionContext {
                 addNestedTime(elapsed)
             }
             if let recorder = overlay?.recorder {
-                recorder.recordBuild(of: entry, home: home, nanoseconds: own)
+                // A build that failed (its error is reported) has no time to rank among the slowest.
+                recorder.recordBuild(of: entry, home: home, nanoseconds: built ? own : nil)
             } else if built, !entry.isForward, !isDeliveringEvents {
                 // A forward of `implements` builds nothing of its own: the registration it forwards to is the event.
                 let event = BuildEvent(

@@ -182,9 +182,10 @@ final class ValidationRecorder: @unchecked Sendable {
     }
 
     /// `entry`'s own factory took `nanoseconds`, not counting the registrations it asked for.
-    func recordBuild(of entry: EntryBase, home: DIContainer, nanoseconds: UInt64) {
+    func recordBuild(of entry: EntryBase, home: DIContainer, nanoseconds: UInt64?) {
         state.withLock { state in
             state.see(entry, home)
+            guard let nanoseconds else { return }
             let key = ObjectIdentifier(entry)
             state.buildNanoseconds[key] = max(state.buildNanoseconds[key] ?? 0, nanoseconds)
         }

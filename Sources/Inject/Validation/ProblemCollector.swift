@@ -273,7 +273,12 @@ struct ProblemCollector {
                     kind: .slowFactory,
                     service: entry.label,
                     location: entry.location,
-                    message: "\(entry.label)'s factory took \(time) on its own, without the services it asked for.",
+                    message: entry.hasProperties
+                        ? """
+                        \(entry.label)'s factory and resolveProperties closure took \(time) on their own, without the \
+                        services they asked for.
+                        """
+                        : "\(entry.label)'s factory took \(time) on its own, without the services it asked for.",
                     details: [
                         "the first resolve of \(entry.label) waits that long, on whatever thread asks.",
                         """
