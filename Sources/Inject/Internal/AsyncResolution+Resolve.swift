@@ -97,7 +97,10 @@ extension AsyncResolution {
             if let inProgress = frame.instanceInProgress {
                 return unsafeDowncast(inProgress, to: Box<T>.self).value
             }
-            throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: index, closedBy: entry) }
+            // A forward: its registration's frame, further up, decides (see the synchronous path).
+            if !entry.isForward {
+                throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: index, closedBy: entry) }
+            }
         }
         let validating = overlay?.recorder != nil
         if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying {
@@ -129,7 +132,7 @@ extension AsyncResolution {
             return value
         }
         switch Scope.storage(ofCode: code) {
-        case .none where validating, .graph where validating:
+        case .none where validating && !entry.isForward, .graph where validating:
             // As the synchronous validation does: one build per registration and container for the whole run.
             let slot = overlay.unsafelyUnwrapped.slot(for: entry, home: home, code)
             return try await fill(slot, entry, in: home, code, argument, parent: parent)

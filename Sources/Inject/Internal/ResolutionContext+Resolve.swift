@@ -176,7 +176,11 @@ extension ResolutionContext {
                 }
                 return unsafeDowncast(inProgress.takeUnretainedValue(), to: Box<T>.self).value
             }
-            throw cycle(at: index, closedBy: entry)
+            // An `implements` forward is another name for its registration, which it resolves next: that one's
+            // frame, further up, decides (its instance handed back, or the cycle).
+            if !entry.isForward {
+                throw cycle(at: index, closedBy: entry)
+            }
         }
         if entry.isAsync {
             return try builtAsyncInstance(of: entry, in: home, code, argument)
@@ -185,7 +189,8 @@ extension ResolutionContext {
             return try instance(of: entry, in: home, code, argument, keyedBy: keying)
         }
         switch Scope.storage(ofCode: code) {
-        case .none where overlay?.recorder != nil && argument == nil, .graph where overlay?.recorder != nil:
+        case .none where overlay?.recorder != nil && argument == nil && !entry.isForward,
+            .graph where overlay?.recorder != nil:
             // Under validate(): one build per registration and container for the whole run, in the throwaway layer,
             // rather than a new subtree for every registration that needs it. Every factory still runs, and every
             // edge is recorded (above). Which entry points could close a cycle is judged afterwards, from the edges.

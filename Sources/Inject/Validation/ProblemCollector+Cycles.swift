@@ -20,7 +20,11 @@ extension ProblemCollector {
             for node in component {
                 for edge in graph.edges[node] where members.contains(edge.to) {
                     if edge.kind == .factory {
-                        factorySources.append(node)
+                        // A forward's step to its registration is no factory of its own: coming back to the
+                        // forward comes back to that registration, whose own step decides.
+                        if !graph.entries[node].isForward {
+                            factorySources.append(node)
+                        }
                     } else {
                         hasPropertiesStep = true
                     }
