@@ -61,9 +61,11 @@ extension DIContainer {
     package func overrideLayer(_ overrides: (DIContainer) -> Void) -> OverrideLayer {
         let registry = DIContainer()
         let context = ResolutionContext.current
-        if let building = context.frames.last?.entry ?? AsyncFrame.currentIfAny.flatMap({
-            $0.isFactoryRunning ? $0.entry : nil
-        }) {
+        if let building = context.frames.last?.entry
+            ?? AsyncFrame.currentIfAny.flatMap({
+                $0.isFactoryRunning ? $0.entry : nil
+            })
+        {
             trapOverridesInsideFactory(of: building)
         }
         let outer = context.overridesBeingMade

@@ -470,7 +470,9 @@ struct OverridesClosureMistakeTests {
             let app = DIContainer()
             app.register(Widget.self) { Widget(serial: 0) }
             app.register(Gadget.self) { r in
-                withOverrides(in: app) { $0.register(Widget.self) { Widget(serial: 1) } } operation: {
+                withOverrides(in: app) {
+                    $0.register(Widget.self) { Widget(serial: 1) }
+                } operation: {
                     Gadget(widget: try! r.resolve())
                 }
             }

@@ -21,16 +21,20 @@ struct PropertiesCycleAcrossThreadsTests {
 
     /// Router and Coordinator of `scope`, each of whose `resolveProperties` waits (at most 10 s) until both builds
     /// are in theirs before it asks for the other, when `bothInProperties` is given: the two entries overlap for sure.
+    ///
+    /// - Parameter patience: How long each waits for the other: long when one side is a task, which a test run that
+    ///   keeps the concurrency pool's two threads busy may start late.
     private static func register(
         in container: DIContainer,
         _ scope: Scope,
         bothInProperties: Arrivals? = nil,
-        overlapped: Counter = Counter()
+        overlapped: Counter = Counter(),
+        patience: Double = 10
     ) {
         @Sendable func meet() {
             guard let bothInProperties else { return }
             bothInProperties.arrive()
-            if bothInProperties.waitForEveryone(within: 10) {
+            if bothInProperties.waitForEveryone(within: patience) {
                 overlapped.increment()
             }
         }
@@ -66,7 +70,9 @@ struct PropertiesCycleAcrossThreadsTests {
             let coordinator = Cell<Result<Coordinator, ResolutionError>>()
             onThreadsAtOnce(2) { index in
                 if index == 0 {
-                    router.value = Result { try container.resolveThrowing(Router.self) }.mapError { $0 as! ResolutionError }
+                    router.value = Result { try container.resolveThrowing(Router.self) }.mapError {
+                        $0 as! ResolutionError
+                    }
                 } else {
                     coordinator.value = Result { try container.resolveThrowing(Coordinator.self) }
                         .mapError { $0 as! ResolutionError }
@@ -114,7 +120,13 @@ struct PropertiesCycleAcrossThreadsTests {
         let container = DIContainer()
         let bothInProperties = Arrivals(expected: 2)
         let overlapped = Counter()
-        Self.register(in: container, .singleton, bothInProperties: bothInProperties, overlapped: overlapped)
+        Self.register(
+            in: container,
+            .singleton,
+            bothInProperties: bothInProperties,
+            overlapped: overlapped,
+            patience: hangLimit
+        )
 
         // The thread's resolve blocks only its own thread; the task's inline build blocks one of the pool's, so
         // the other keeps this test's time-out running.
@@ -123,10 +135,11 @@ struct PropertiesCycleAcrossThreadsTests {
             fromThread.value = Result { try container.resolveThrowing(Router.self) }.mapError { $0 as! ResolutionError }
         }
         thread.start()
-        let fromTask = await completes(within: 30, "resolveAsync of Coordinator while a thread resolves Router") {
+        let fromTask = await completes(within: hangLimit, "resolveAsync of Coordinator while a thread resolves Router")
+        {
             try await container.resolveAsync(Coordinator.self)
         }
-        let threadFinished = await eventually(within: 30) { fromThread.value != nil }
+        let threadFinished = await eventually(within: hangLimit) { fromThread.value != nil }
         #expect(threadFinished, "the thread's resolve of Router hung")
         #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
         let coordinator = try #require(try fromTask?.get())
@@ -170,24 +183,37 @@ struct PropertiesCycleAcrossThreadsTests {
         #expect(!container.validationReport().isValid)
         meeting.value = true
 
-        let outcome = try #require(
-            onThread(within: 30) { () -> [Bool] in
-                let succeeded = Collector<Bool>()
-                onThreadsAtOnce(2) { index in
+        let sources = Collector<Source>()
+        let sinks = Collector<Sink>()
+        let failures = Collector<ResolutionError>()
+        let finished = onThread(within: 30) { () -> Bool in
+            onThreadsAtOnce(2) { index in
+                do {
                     if index == 0 {
-                        succeeded.append((try? container.resolveThrowing(Source.self)) != nil)
+                        sources.append(try container.resolveThrowing(Source.self))
                     } else {
-                        succeeded.append((try? container.resolveThrowing(Sink.self)) != nil)
+                        sinks.append(try container.resolveThrowing(Sink.self))
                     }
+                } catch {
+                    failures.append(error as! ResolutionError)
                 }
-                return succeeded.values
-            },
-            "the two resolves hung"
-        )
+            }
+            return true
+        }
+        #expect(finished != nil, "the two resolves hung")
         #expect(overlapped.value >= 2, "the two builds were under way at the same time")
-        // One entry at most succeeds (Sink's, if Source's build waited for it); never both with a Source that was
-        // handed out before its factory returned.
-        #expect(outcome.count == 2)
-        #expect(outcome.contains(false))
+        // Which thread finds the wait-for cycle decides. The one waiting for Sink, in its resolveProperties, may take
+        // it, as a resolve entered at Sink would on one thread: then both builds finish, linked. The one waiting for
+        // Source, whose factory is still running, has no instance to take: then both fail with the cycle. Never a
+        // mix, and never a Source handed out before its factory returned.
+        if let source = sources.values.first {
+            let sink = try #require(sinks.values.first, "Source was built, so Sink's build finished too")
+            #expect(sink.source === source)
+            #expect(failures.values.isEmpty)
+        } else {
+            #expect(sinks.values.isEmpty)
+            #expect(failures.values.count == 2)
+            #expect(failures.values.allSatisfy { $0.kind == .cycle }, "\(failures.values)")
+        }
     }
 }

@@ -768,7 +768,9 @@ struct ValidationQuietnessTests {
 
         #expect(!report.isValid, "\(report)")
         #expect(report.errors.contains { $0.message.contains("Database") && $0.message.contains("read synchronously") })
-        let error = try await #require(throws: ResolutionError.self) { try await container.resolveAsync(SyncEngine.self) }
+        let error = try await #require(throws: ResolutionError.self) {
+            try await container.resolveAsync(SyncEngine.self)
+        }
         #expect(error.description.contains("Database"))
     }
 
