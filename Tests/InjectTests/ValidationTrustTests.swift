@@ -120,6 +120,22 @@ private final class OrderTracker: Sendable {
 private protocol ProductCatalog: Sendable {}
 private final class ProductCatalogue: Sendable {}
 private final class LiveProductCatalog: ProductCatalog {}
+private protocol NoteStore: Sendable {}
+/// Shares a word with `NoteStore`, and does not conform to it.
+private final class NoteCache: Sendable {}
+/// Conforms to `NoteStore`, and shares no word of its name.
+private final class DiskStore: NoteStore {}
+private struct MemoryStore: NoteStore {}
+private final class NotesRepository: Sendable {
+    let store: any NoteStore
+    init(store: any NoteStore) { self.store = store }
+}
+/// A protocol with a primary associated type: a request for `any NoteBag<Int>` is one whose conformers the runtime
+/// cannot list.
+private protocol NoteBag<Element>: Sendable {
+    associatedtype Element
+}
+private final class NoteBagCache: Sendable {}
 
 /// Holds a `Cart`: a captive when it outlives the Cart.
 private final class CartBridge: Sendable {
@@ -384,6 +400,48 @@ struct ValidationTrustTests {
         let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(PaymentClient.self) }
 
         #expect(error.description.contains("did you mean to add .implements(PaymentClient.self)"), "\(error)")
+    }
+
+    @Test func aMissingProtocolNamesTheRegisteredTypesThatConformToItAndNoOther() throws {
+        let container = DIContainer()
+        container.register { r in try NotesRepository(store: r.resolve()) }
+        container.register { NoteCache() }
+        let diskLine = #line + 1
+        container.register { DiskStore() }
+        let memoryLine = #line + 1
+        container.register { MemoryStore() }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(NotesRepository.self) }
+
+        let text = error.description
+        #expect(!text.contains("NoteCache"), "NoteCache does not conform to NoteStore: \(text)")
+        #expect(
+            text.contains(
+                """
+                DiskStore is registered at \(registeredAt(diskLine)), and conforms to NoteStore: did you mean to add \
+                .implements(NoteStore.self) to its registration, or to resolve DiskStore?
+                """
+            ),
+            "\(text)"
+        )
+        #expect(
+            text.contains("MemoryStore is registered at \(registeredAt(memoryLine)), and conforms to NoteStore"),
+            "a struct conforms too: \(text)"
+        )
+    }
+
+    @Test func aMissingProtocolWhoseConformersCannotBeToldNamesRelatedTypesOnlyIfTheyConform() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register { NoteBagCache() }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing((any NoteBag<Int>).self)
+        }
+
+        let text = error.description
+        #expect(text.contains("NoteBagCache is registered at \(registeredAt(line)): if it conforms to"), "\(text)")
+        #expect(!text.contains("and conforms to"), "\(text)")
     }
 
     @Test func theServiceThatAsksIsNeverSuggestedAsTheOneItAsksFor() throws {

@@ -83,6 +83,15 @@ extern void *_Nullable swift_task_getCurrent(void) __attribute__((swiftcall));
 
 static inline void *_Nullable c_inject_current_task(void) { return swift_task_getCurrent(); }
 
+/// The metatype of an existential type, `any P.Type` for `any P`, from the Swift runtime: what a cast to `any P.Type`
+/// needs, which Swift code cannot spell for a protocol it only has as a metatype value. An exported entry point of the
+/// runtime (the one the compiler calls to make that metadata), with the C calling convention.
+extern const void *_Nonnull swift_getExistentialMetatypeMetadata(const void *_Nonnull instanceType);
+
+static inline const void *_Nonnull c_inject_existential_metatype(const void *_Nonnull type) {
+    return swift_getExistentialMetatypeMetadata(type);
+}
+
 /// Whether the calling thread is the process's main thread.
 bool c_inject_is_main_thread(void);
 

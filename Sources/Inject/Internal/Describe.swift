@@ -1,3 +1,5 @@
+import CInjectShims
+
 /// How types, names and registrations are written in messages, paths and graphs.
 enum Describe {
     /// A type as it is written in code, without its module: `APIClient`, `Box<Int>`.
@@ -27,6 +29,25 @@ enum Describe {
     static func isProtocol(_ type: Any.Type) -> Bool {
         let kind = unsafeBitCast(type, to: UnsafePointer<UInt>.self).pointee
         return kind == 0x303 || kind == 0x307
+    }
+
+    /// Whether `type` conforms to the protocol `existential` (`any NoteStore`), for a hint that names the registered
+    /// types that could be forwarded with `implements`: `nil` when that cannot be told, for `Any` and `AnyObject`
+    /// (everything, or every class, conforms) and for a constrained existential (`any Bag<Int>`), whose metatype the
+    /// runtime casts no type to.
+    ///
+    /// A dynamic cast of `type` to the existential's metatype, `any NoteStore.Type`, which the runtime makes: Swift
+    /// code cannot spell it for a protocol it has as a metatype value. The same cast as `type is any NoteStore.Type`,
+    /// so it holds for classes, their subclasses, structs and enums.
+    static func conforms(_ type: Any.Type, to existential: Any.Type) -> Bool? {
+        let kind = unsafeBitCast(existential, to: UnsafePointer<UInt>.self).pointee
+        guard kind == 0x303, existential != Any.self, existential != AnyObject.self else { return nil }
+        let metatype = unsafeBitCast(
+            c_inject_existential_metatype(unsafeBitCast(existential, to: UnsafeRawPointer.self)),
+            to: Any.Type.self
+        )
+        func isInstance<Metatype>(of _: Metatype.Type) -> Bool { (type as Any) is Metatype }
+        return _openExistential(metatype, do: isInstance)
     }
 
     /// `12.3 ms`, without Foundation's formatting.
@@ -62,11 +83,11 @@ enum Describe {
     ]
 
     /// The words of a type's name, for matching names: `LiveAPIClient` gives `Live`, `API`, `Client`. Words of
-    /// fewer than three letters, and the generic arguments, are left out.
+    /// fewer than three letters, the generic arguments, and the `any` of a constrained existential, are left out.
     static func words(_ name: String) -> Set<String> {
         var words: Set<String> = []
         var current = ""
-        let characters = Array(name.prefix { $0 != "<" })
+        let characters = Array((name.hasPrefix("any ") ? name.dropFirst(4) : Substring(name)).prefix { $0 != "<" })
         for (index, character) in characters.enumerated() {
             let startsWord =
                 character.isUppercase

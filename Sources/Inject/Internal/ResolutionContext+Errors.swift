@@ -240,11 +240,13 @@ extension ResolutionContext {
         }
     }
 
-    /// Registrations that were probably meant: a protocol registered where a concrete type of a similar name is
-    /// asked for (or the reverse), judged by the words of their names (every distinctive word of one is in the other:
-    /// `LiveAPIClient` and `APIClient` share `API`); a type whose name differs by a letter or two; and a type of the
-    /// same name from another module. Each as a line that says what to do. The services on the resolution's path
-    /// are left out: the one that asks is not what it asks for.
+    /// Registrations that were probably meant: for a protocol asked for, the registered concrete types that conform
+    /// to it (when the runtime can tell: see ``Describe/conforms(_:to:)``; else those of a similar name, if they
+    /// conform); a protocol registered where a concrete type of a similar name is asked for; similar names judged by
+    /// their words (every distinctive word of one is in the other: `LiveAPIClient` and `APIClient` share `API`); a
+    /// type whose name differs by a letter or two; and a type of the same name from another module. Each as a line
+    /// that says what to do. The services on the resolution's path are left out: the one that asks is not what it
+    /// asks for.
     private func relatedRegistrations(of type: Any.Type, through container: DIContainer) -> [String] {
         let asked = Describe.type(type)
         let askedWords = Describe.words(asked).subtracting(Describe.commonWords)
@@ -252,6 +254,9 @@ extension ResolutionContext {
         let onPath = Set(frames.map { ObjectIdentifier($0.entry.serviceType) })
         var lines: [String] = []
         var seen: Set<String> = []
+        // The conformers beyond the first few are counted, not listed: a protocol many services adopt.
+        let conformersListed = 5
+        var conformers = 0
         for registry in registries(through: container) {
             for entry in registry.table.entries().sorted(by: { $0.order < $1.order })
             where entry.key.type != ObjectIdentifier(type) && !entry.isForward
@@ -273,6 +278,22 @@ extension ResolutionContext {
                     continue
                 }
                 let registeredIsProtocol = Describe.isProtocol(entry.serviceType)
+                if askedIsProtocol, !registeredIsProtocol,
+                    let conforms = Describe.conforms(entry.serviceType, to: type)
+                {
+                    // Told by the runtime: every registered type that conforms, of a similar name or not, and none
+                    // that does not.
+                    guard conforms else { continue }
+                    conformers += 1
+                    guard conformers <= conformersListed else { continue }
+                    lines.append(
+                        """
+                        \(at), and conforms to \(asked): did you mean to add .implements(\(asked).self) to its \
+                        registration, or to resolve \(registered)?
+                        """
+                    )
+                    continue
+                }
                 let registeredWords = Describe.words(registered).subtracting(Describe.commonWords)
                 guard askedIsProtocol != registeredIsProtocol, !askedWords.isDisjoint(with: registeredWords),
                     askedWords.isSubset(of: registeredWords) || registeredWords.isSubset(of: askedWords)
@@ -282,11 +303,21 @@ extension ResolutionContext {
                         "\(at): did you mean to resolve the protocol, or add .implements(\(asked).self) to its registration?"
                     )
                 } else {
+                    // A similar name only: whether it conforms is not known here.
                     lines.append(
-                        "\(at): did you mean to add .implements(\(asked).self) to its registration, or to resolve \(registered)?"
+                        """
+                        \(at): if it conforms to \(asked), did you mean to add .implements(\(asked).self) to its \
+                        registration, or to resolve \(registered)?
+                        """
                     )
                 }
             }
+        }
+        if conformers > conformersListed {
+            let more = conformers - conformersListed
+            lines.append(
+                "\(more) more registered \(more == 1 ? "type conforms" : "types conform") to \(asked), not listed here."
+            )
         }
         return lines
     }
