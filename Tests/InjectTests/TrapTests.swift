@@ -96,6 +96,19 @@ private func failIfStillRunning(after seconds: Double = 20) {
     watchdog.start()
 }
 
+/// Registers a `Ledger` whose factory calls `validate()`, at `ledgerThatValidatesLine`, and resolves it.
+private func resolveLedgerThatValidates() {
+    let container = DIContainer()
+    container.register(Ledger.self) { r -> Ledger in
+        try? r.container.validate()
+        return Ledger()
+    }
+    _ = container.resolve(Ledger.self)
+}
+
+/// Where `resolveLedgerThatValidates` registers its `Ledger`.
+private let ledgerThatValidatesLine = #line - 8
+
 /// Reads its own type lazily: its factory reading `me` is a read inside the build it needs.
 private final class SelfReader: @unchecked Sendable {
     // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
@@ -407,6 +420,7 @@ struct TrapTests {
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("warmUp() was called while a resolve is under way"), "\(stderr)")
+        #expect(stderr.contains("inside Ledger's factory, registered at \(#fileID):"), "\(stderr)")
         #expect(stderr.contains("fix: call try await warmUp() once at start-up, outside any factory"), "\(stderr)")
     }
 
@@ -447,6 +461,20 @@ struct TrapTests {
             "\(stderr)"
         )
     }
+
+    @Test func validateCalledInsideAFactoryNamesThatFactoryAndTrapsAtItsRegistration() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            failIfStillRunning(after: 10)
+            resolveLedgerThatValidates()
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        let registration = "\(#fileID):\(ledgerThatValidatesLine)"
+        #expect(stderr.contains("inside Ledger's factory, registered at \(registration)"), "\(stderr)")
+        #expect(stderr.contains("\(registration): Fatal error"), "the trap's location: \(stderr)")
+        #expect(!stderr.contains("ResolutionContext+Reentry.swift"), "\(stderr)")
+    }
+
     @Test func aWrapperFailureKeptForAnAsyncResolveAndThenReadNamesThatResolveNotValidate() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             failIfStillRunning(after: 10)

@@ -23,13 +23,28 @@ extension ResolutionContext {
     ///   - fix: Where to call it instead.
     static func requireOutsideResolution(_ call: String, of container: DIContainer, harm: String, fix: String) {
         guard isInsideResolution(of: container) else { return }
+        let build = buildUnderWay
         fatalError(
             """
-            Inject: \(call) was called while a resolve is under way (from a factory, a resolveProperties closure or an \
-            @Injected initialiser): \(harm)
+            Inject: \(call) was called while a resolve is under way, inside \(build.entry.label)'s \(build.closure), \
+            registered at \(build.entry.location) (directly, or in an @Injected initialiser or a function that it \
+            calls): \(harm)
               fix: \(fix)
-            """
+            """,
+            file: build.entry.file,
+            line: build.entry.line
         )
+    }
+
+    /// The innermost build under way on the calling thread, or else the one whose async factory runs on the calling
+    /// task, and which of its closures runs: the user's code that made the call.
+    private static var buildUnderWay: (entry: EntryBase, closure: String) {
+        let context = current
+        if context.isResolving, let frame = context.frames.last {
+            return (frame.entry, frame.inProgress == nil ? "factory" : "resolveProperties closure")
+        }
+        let frame = AsyncFrame.currentIfAny.unsafelyUnwrapped
+        return (frame.entry, frame.instanceInProgress == nil ? "factory" : "resolveProperties closure")
     }
 
     /// ``requireOutsideResolution(_:harm:fix:)`` for the forms of `validate()`.
