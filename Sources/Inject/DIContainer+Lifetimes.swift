@@ -142,6 +142,7 @@ extension DIContainer {
     {
         checkNotChangingAroundOverrides(
             call(),
+            lasting: "the instances the reset dropped are not given back: the real container builds new ones",
             fix: """
                 call reset in the test's operation, where it drops what the override built and leaves the real \
                 container's instances as they are.

@@ -110,6 +110,7 @@ extension DIContainer {
         if Self.overridesBeingMade.value > 0 {
             checkNotChangingAroundOverridesSlowly(
                 "\(action()) at \(entry.location) registers into",
+                lasting: "the registration stays",
                 fix: """
                     register on the closure's parameter: withOverrides { $0.register(...) } operation: { ... } (the \
                     same in pushOverrides { $0.register(...) } and @Test(.overrides { $0.register(...) })); its \
@@ -124,21 +125,36 @@ extension DIContainer {
     /// Traps when an overrides closure calls `action` (`reset(.cached)`, `seal()`) on the container it overrides or
     /// one of its parents: it would change that container for good, where the closure is for registrations.
     ///
-    /// - Parameter fix: Where the call belongs instead.
+    /// - Parameters:
+    ///   - lasting: What stays once the override ends: `the container stays sealed`.
+    ///   - fix: Where the call belongs instead.
     @inline(__always)
     func checkNotChangingAroundOverrides(
         _ action: @autoclosure () -> String,
+        lasting: @autoclosure () -> String,
         fix: String,
         file: StaticString,
         line: UInt
     ) {
         if Self.overridesBeingMade.value > 0 {
-            checkNotChangingAroundOverridesSlowly("\(action()) changes", fix: fix, file: file, line: line)
+            checkNotChangingAroundOverridesSlowly(
+                "\(action()) changes",
+                lasting: lasting(),
+                fix: fix,
+                file: file,
+                line: line
+            )
         }
     }
 
     @inline(never)
-    private func checkNotChangingAroundOverridesSlowly(_ what: String, fix: String, file: StaticString, line: UInt) {
+    private func checkNotChangingAroundOverridesSlowly(
+        _ what: String,
+        lasting: String,
+        fix: String,
+        file: StaticString,
+        line: UInt
+    ) {
         // The overridden container, its ancestors (what it resolves through) and its descendants (what resolves
         // through it), for good; not a container this closure made for itself, a child of the target included.
         guard let made = ResolutionContext.current.overridesBeingMade, made.registry !== self,
@@ -152,7 +168,7 @@ extension DIContainer {
         fatalError(
             """
             Inject: \(what) \(which) inside a test override's closure, which would change that container for good, \
-            not only for this test: the override ends, the registration stays.
+            not only for this test: the override ends, and \(lasting).
               fix: \(fix)
             """,
             file: file,

@@ -124,6 +124,7 @@ public final class DIContainer: @unchecked Sendable {
     public func seal(file: StaticString = #fileID, line: UInt = #line) {
         checkNotChangingAroundOverrides(
             "seal()",
+            lasting: "the container stays sealed: every later register on it traps",
             fix: "remove seal() from the overrides closure: seal the real container where the app composes it.",
             file: file,
             line: line

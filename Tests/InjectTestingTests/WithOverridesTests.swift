@@ -461,6 +461,11 @@ struct OverridesClosureMistakeTests {
         )
         #expect(stderr.contains("WithOverridesTests.swift:"), "the call's line: \(stderr)")
         #expect(stderr.contains("fix: call reset in the test's operation"), "\(stderr)")
+        #expect(!stderr.contains("the registration stays"), "nothing was registered: \(stderr)")
+        #expect(
+            stderr.contains("the override ends, and the instances the reset dropped are not given back"),
+            "\(stderr)"
+        )
     }
 
     @Test func withOverridesInsideAFactoryTrapsInsteadOfBeingIgnored() async throws {
@@ -496,6 +501,8 @@ struct OverridesClosureMistakeTests {
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("seal() changes the real container inside a test override's closure"), "\(stderr)")
+        #expect(!stderr.contains("the registration stays"), "nothing was registered: \(stderr)")
+        #expect(stderr.contains("the override ends, and the container stays sealed"), "\(stderr)")
     }
 
     @Test func aPushInsideWithOverridesTrapsInsteadOfHidingAndKeepingIt() async throws {
