@@ -667,7 +667,32 @@ struct ValidationQuietnessTests {
         #expect(warning.location == registeredAt(secondLine))
         #expect(
             warning.message.contains(
-                "Widget is registered twice in the same container: at \(registeredAt(firstLine)), then at \(registeredAt(secondLine))"
+                "Widget is registered twice in the same container: at \(registeredAt(firstLine)), then \(registeredAt(secondLine)); the last one wins."
+            ),
+            "\(warning)"
+        )
+        #expect(report.isValid)
+    }
+
+    @Test func aTypeRegisteredThreeTimesIsOneWarningThatListsEveryPlaceInOrder() throws {
+        let container = DIContainer()
+        let firstLine = #line + 1
+        container.register(Widget.self) { Widget(serial: 1) }
+        let secondLine = #line + 1
+        container.register(Widget.self) { Widget(serial: 2) }
+        let thirdLine = #line + 1
+        container.register(Widget.self) { Widget(serial: 3) }
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .invalidRegistration, in: report)
+        #expect(warning.location == registeredAt(thirdLine))
+        #expect(
+            warning.message.contains(
+                """
+                Widget is registered 3 times in the same container: at \(registeredAt(firstLine)), \
+                \(registeredAt(secondLine)), then \(registeredAt(thirdLine)); the last one wins.
+                """
             ),
             "\(warning)"
         )

@@ -171,7 +171,27 @@ struct ProblemCollector {
             return "\(entry.location) (.implements(\(forwarded).self) on \(Describe.type(target.type)))"
         }
         for container in containers {
+            // One warning for each registration that is used, with every one it replaced, in registration order.
+            var replacements: [(used: EntryBase, replaced: [String])] = []
             for (replaced, used) in container.replacedRegistrations {
+                if let index = replacements.firstIndex(where: { $0.used === used }) {
+                    if !replacements[index].replaced.contains(site(replaced)) {
+                        replacements[index].replaced.append(site(replaced))
+                    }
+                } else {
+                    replacements.append((used, [site(replaced)]))
+                }
+            }
+            for (used, replaced) in replacements {
+                let times = replaced.count == 1 ? "twice" : "\(replaced.count + 1) times"
+                let others =
+                    replaced.count == 1
+                    ? "the one at \(replaced[0]) is not"
+                    : "the ones at \(replaced.joined(separator: ", ")) are not"
+                let remove =
+                    replaced.count == 1
+                    ? "remove one of them, give one a name"
+                    : "remove all but one of them, give them names"
                 add(
                     ValidationProblem(
                         severity: .warning,
@@ -179,14 +199,15 @@ struct ProblemCollector {
                         service: used.label,
                         location: used.location,
                         message: """
-                            \(used.label) is registered twice in the same container: at \(site(replaced)), then at \
-                            \(site(used)), which replaced it.
+                            \(used.label) is registered \(times) in the same container: at \
+                            \(replaced.joined(separator: ", ")), then \(site(used)); the last one wins.
                             """,
                         details: [
-                            "only the registration at \(site(used)) is resolved; the one at \(site(replaced)) is not.",
+                            "only the registration at \(site(used)) is resolved; \(others).",
                             """
-                            fix: remove one of them, give one a name (register(\(Describe.type(used.serviceType)).self, \
-                            name: ...)), or make the replacement in a child container if it is meant to shadow the other.
+                            fix: \(remove) (register(\(Describe.type(used.serviceType)).self, name: ...)), or make \
+                            the replacement in a child container if it is meant to shadow the \
+                            \(replaced.count == 1 ? "other" : "others").
                             """,
                         ]
                     )
