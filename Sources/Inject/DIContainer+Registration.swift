@@ -4,7 +4,7 @@ extension DIContainer {
     /// Registers a factory that resolves its dependencies.
     ///
     /// A later registration of the same type and name in the same container replaces this one. The default scope
-    /// is ``Scope/graph``; chain ``Registration/scope(_:)`` and the other options on the result.
+    /// is ``Scope/graph``; chain ``Registration/scope(_:file:line:)`` and the other options on the result.
     ///
     /// ```swift
     /// container.register { r in try Repository(api: r.resolve(), cache: r.resolve()) }

@@ -35,19 +35,23 @@ public final class Registration<T> {
 
     /// Sets how long instances live and who shares them. The default is ``Scope/graph``.
     ///
-    /// - Parameter scope: The scope. A registration that takes a runtime argument caches one instance per argument
-    ///   value in any scope but ``Scope/transient``; that needs a `Hashable` argument, and traps otherwise.
+    /// - Parameters:
+    ///   - scope: The scope. A registration that takes a runtime argument caches one instance per argument value in
+    ///     any scope but ``Scope/transient``; that needs a `Hashable` argument, and traps otherwise.
+    ///   - file: The call, named by a trap (a scope changed after the first resolve, an argument that is not
+    ///     `Hashable`); leave the default.
+    ///   - line: The call's line.
     @inlinable
     @discardableResult
-    public func scope(_ scope: Scope) -> Self {
+    public func scope(_ scope: Scope, file: StaticString = #fileID, line: UInt = #line) -> Self {
         // Inlinable, and the work in a static function, so that `self` does not escape: in a chain whose result is
         // discarded, the Registration is never allocated.
-        Self.apply(scope, to: entry, in: container)
+        Self.apply(scope, to: entry, in: container, file: file, line: line)
         return self
     }
 
     @usableFromInline
-    static func apply(_ scope: Scope, to entry: Entry<T>, in container: DIContainer) {
+    static func apply(_ scope: Scope, to entry: Entry<T>, in container: DIContainer, file: StaticString, line: UInt) {
         if entry.takesArgument, scope != .transient, entry.argumentKeying == nil {
             let argument = Describe.type(entry.expectedArgument ?? Any.self)
             // A tuple cannot conform to a protocol: it has to become a struct. Anything else can conform.
@@ -56,25 +60,28 @@ public final class Registration<T> {
             fatalError(
                 """
                 Inject: \(entry.label), registered at \(entry.location), takes a runtime argument of type \
-                \(argument), which is not Hashable, so it cannot be \(scope): a \(scope) argument registration keeps \
-                one instance per argument value, and needs to tell the values apart.
+                \(argument), which is not Hashable, so it cannot be \(scope), as Registration.scope(\(scope)) at \
+                \(file):\(line) asks: a \(scope) argument registration keeps one instance per argument value, and \
+                needs to tell the values apart.
                   fix: make \(argument) Hashable (\(how)), or keep the registration \
                 .transient (the default for argument registrations).
                 """,
-                file: entry.file,
-                line: entry.line
+                file: file,
+                line: line
             )
         }
         container.checkNotSealed(for: "Registration.scope(\(scope)) on \(entry.label)", at: entry)
         if scope.code != entry.scopeCode, entry.hasSharedInstance {
             fatalError(
                 """
-                Inject: Registration.scope(\(scope)) on \(entry.label), registered at \(entry.location), after its \
-                \(entry.scope) instance was already asked for: the new scope would be ignored.
-                  fix: set the scope right after register, before anything resolves the service.
+                Inject: Registration.scope(\(scope)) at \(file):\(line), on \(entry.label), registered at \
+                \(entry.location), after its \(entry.scope) instance was already asked for: the new scope would be \
+                ignored.
+                  fix: set the scope right after register, in the registration at \(entry.location), before anything \
+                resolves the service.
                 """,
-                file: entry.file,
-                line: entry.line
+                file: file,
+                line: line
             )
         }
         entry.setScope(scope)

@@ -10,7 +10,8 @@
 /// | ``scoped`` | one per container that resolves it: each child scope gets its own | with that container |
 /// | ``custom(_:)`` | one per registering container | by `reset(.custom(name))`, or with the container |
 ///
-/// Set a scope on a registration with ``Registration/scope(_:)``. Define your own resettable scopes as statics:
+/// Set a scope on a registration with ``Registration/scope(_:file:line:)``. Define your own resettable scopes as
+/// statics:
 ///
 /// ```swift
 /// extension Scope {

@@ -109,6 +109,27 @@ private func resolveLedgerThatValidates() {
 /// Where `resolveLedgerThatValidates` registers its `Ledger`.
 private let ledgerThatValidatesLine = #line - 8
 
+/// Resolves a `.singleton` `Widget`, then sets its scope to `.cached`: the registration at `rescopedLines.register`,
+/// the `.scope` call at `rescopedLines.scope`.
+private func rescopeAfterResolve() {
+    let container = DIContainer()
+    let registration = container.register(Widget.self) { Widget() }
+        .scope(.singleton)
+    _ = container.resolve(Widget.self)
+    registration.scope(.cached)
+}
+
+private let rescopedLines = (register: #line - 6, scope: #line - 3)
+
+/// Registers a `Widget` that takes a tuple, then makes it `.singleton` on a line of its own.
+private func cacheATupleArgument() {
+    let container = DIContainer()
+    container.register(Widget.self) { (_: DIResolver, pair: (Int, Int)) in Widget(serial: pair.0) }
+        .scope(.singleton)
+}
+
+private let tupleLines = (register: #line - 4, scope: #line - 3)
+
 /// Reads its own type lazily: its factory reading `me` is a read inside the build it needs.
 private final class SelfReader: @unchecked Sendable {
     // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
@@ -473,6 +494,37 @@ struct TrapTests {
         #expect(stderr.contains("inside Ledger's factory, registered at \(registration)"), "\(stderr)")
         #expect(stderr.contains("\(registration): Fatal error"), "the trap's location: \(stderr)")
         #expect(!stderr.contains("ResolutionContext+Reentry.swift"), "\(stderr)")
+    }
+
+    @Test func changingTheScopeAfterAResolveNamesTheScopeCallAndTrapsThere() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            rescopeAfterResolve()
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        let scope = "\(#fileID):\(rescopedLines.scope)"
+        let register = "\(#fileID):\(rescopedLines.register)"
+        #expect(
+            stderr.contains("Registration.scope(.cached) at \(scope), on Widget, registered at \(register), after"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("\(scope): Fatal error"), "the trap's location: \(stderr)")
+    }
+
+    @Test func aCachingScopeOnATupleArgumentNamesTheScopeCallAndTrapsThere() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            cacheATupleArgument()
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        let scope = "\(#fileID):\(tupleLines.scope)"
+        let register = "\(#fileID):\(tupleLines.register)"
+        #expect(stderr.contains("Widget, registered at \(register), takes a runtime argument"), "\(stderr)")
+        #expect(
+            stderr.contains("so it cannot be .singleton, as Registration.scope(.singleton) at \(scope) asks"),
+            "\(stderr)"
+        )
+        #expect(stderr.contains("\(scope): Fatal error"), "the trap's location: \(stderr)")
     }
 
     @Test func aWrapperFailureKeptForAnAsyncResolveAndThenReadNamesThatResolveNotValidate() async throws {
