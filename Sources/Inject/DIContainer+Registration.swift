@@ -220,7 +220,10 @@ extension DIContainer {
         line: UInt = #line,
         autowired initializer: @escaping @Sendable (repeat each Dependency) throws -> T
     ) -> Registration<T> {
-        add(name: name, scope: .graph, file: file, line: line, factoryKind: .autowired) { resolver in
+        var parameters: [Any.Type] = []
+        repeat parameters.append((each Dependency).self)
+        return add(name: name, scope: .graph, file: file, line: line, factoryKind: .autowired(parameters: parameters)) {
+            resolver in
             try initializer(repeat try resolver.resolve((each Dependency).self))
         }
     }

@@ -70,6 +70,15 @@ private final class MaybeTimed: Sendable {
 }
 
 /// Needs a `Storage`, which the tests that check errors leave unregistered.
+/// One optional parameter and nothing else: an example must not add a parameter it does not have.
+private final class Logged: Sendable {
+    let clock: Clock?
+
+    init(logger clock: Clock?) {
+        self.clock = clock
+    }
+}
+
 private final class NeedsStorage: Sendable {
     let storage: Storage
 
@@ -196,13 +205,24 @@ struct AutowiringTests {
                   fix: register Clock (a request for Optional<Clock> falls back to it); or, where nil is an answer, \
                 write MaybeTimed's factory by hand instead of register(autowired:), resolving that parameter with try \
                 r.optional(), which gives nil when nothing is registered, and the others with try r.resolve(): \
-                register { r in try MaybeTimed(service: r.resolve(), clock: r.optional()) }, with the initializer's \
-                own labels.
+                register { r in try MaybeTimed(<label>: r.resolve(), <label>: r.optional()) }, with the \
+                initializer's own labels.
                 """
             ),
             "\(error)"
         )
         #expect(!error.description.contains("or call optional("), "an autowired registration cannot: \(error)")
+    }
+
+    @Test func theExampleForAnOptionalParameterHasTheInitializersParametersAndInventsNoLabel() throws {
+        let container = DIContainer()
+        container.register(autowired: Logged.init)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Logged.self) }
+
+        #expect(error.description.contains("register { r in try Logged(<label>: r.optional()) }"), "\(error)")
+        #expect(!error.description.contains("service:"), "no made-up labels: \(error)")
+        #expect(!error.description.contains("clock:"), "a label guessed from the type: \(error)")
     }
 
     @Test func aDependencyMissingDeeperDownIsNotBlamedOnAutowiring() throws {

@@ -113,8 +113,8 @@ class EntryBase: @unchecked Sendable {
     enum FactoryKind {
         case plain
         /// Made by `register(autowired:)`: a plain factory that resolves every parameter of an initializer by type,
-        /// which error messages say.
-        case autowired
+        /// which error messages say, with the parameters' types in order.
+        case autowired(parameters: [Any.Type])
         case mainActor
         /// An async factory: built only by an async resolution (`resolveAsync`, `warmUp()`).
         case async

@@ -140,21 +140,19 @@ extension ResolutionContext {
                 """
         }
         if let wrapped = (type as? any OptionalService.Type)?.wrappedType, let frame = frames.last,
-            frame.inProgress == nil, case .autowired = frame.entry.factoryKind
+            frame.inProgress == nil, case .autowired(let parameters) = frame.entry.factoryKind
         {
-            // An autowired initializer's parameter is resolved with resolve(): there is no optional() to call.
+            // An autowired initializer's parameter is resolved with resolve(): there is no optional() to call. The
+            // example has the initializer's parameters in order, but not their labels, which a function reference
+            // does not carry.
             let owner = Describe.type(frame.entry.serviceType)
-            // The parameter's likely label, for the example: `CrashTracker` -> `crashTracker`, `APIClient` -> `apiClient`.
-            let typeName = Describe.type(wrapped)
-            let capitals = typeName.prefix { $0.isUppercase }.count
-            let cut = capitals > 1 && capitals < typeName.count ? capitals - 1 : capitals
-            let parameter = typeName.prefix(cut).lowercased() + typeName.dropFirst(cut)
+            let arguments = parameters.map { $0 == type ? "<label>: r.optional()" : "<label>: r.resolve()" }
             fix = """
                 register \(Describe.request(wrapped, name)) (a request for \(Describe.type(type)) falls back to it); \
                 or, where nil is an answer, write \(owner)'s factory by hand instead of register(autowired:), \
                 resolving that parameter with try r.optional(), which gives nil when nothing is registered, and the \
-                others with try r.resolve(): register { r in try \(owner)(service: r.resolve(), \(parameter): \
-                r.optional()) }, with the initializer's own labels.
+                others with try r.resolve(): register { r in try \(owner)(\(arguments.joined(separator: ", "))) }, \
+                with the initializer's own labels.
                 """
         }
         return ResolutionError(
