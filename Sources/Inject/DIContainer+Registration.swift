@@ -220,10 +220,19 @@ extension DIContainer {
         line: UInt = #line,
         autowired initializer: @escaping @Sendable (repeat each Dependency) throws -> T
     ) -> Registration<T> {
-        var parameters: [Any.Type] = []
-        repeat parameters.append((each Dependency).self)
-        return add(name: name, scope: .graph, file: file, line: line, factoryKind: .autowired(parameters: parameters)) {
-            resolver in
+        // The parameters' types for error messages, kept as one tuple type and a count: no allocation, so that the
+        // autowired form registers as fast as a closure.
+        var count = 0
+        func counted<Parameter>(_: Parameter.Type) { count += 1 }
+        repeat counted((each Dependency).self)
+        let parameters = (repeat each Dependency).self
+        return add(
+            name: name,
+            scope: .graph,
+            file: file,
+            line: line,
+            factoryKind: .autowired(parameters: parameters, count: count)
+        ) { resolver in
             try initializer(repeat try resolver.resolve((each Dependency).self))
         }
     }

@@ -31,6 +31,19 @@ enum Describe {
         return kind == 0x303 || kind == 0x307
     }
 
+    /// The element types of `tuple`, the type `(repeat each Parameter)` of a parameter pack of `count` types: the
+    /// pack's one type when `count` is 1 (a one-element tuple is its element), else the elements read from the
+    /// tuple's metadata, whose layout is part of Swift's stable ABI (kind 0x301, the count, the labels, then a type
+    /// and an offset for each element). Empty when the metadata is not what that says.
+    static func elements(of tuple: Any.Type, count: Int) -> [Any.Type] {
+        guard count != 1 else { return [tuple] }
+        let words = unsafeBitCast(tuple, to: UnsafePointer<UInt>.self)
+        guard words[0] == 0x301, words[1] == UInt(count) else { return [] }
+        return (0..<count).map { index in
+            unsafeBitCast(words[3 + 2 * index], to: Any.Type.self)
+        }
+    }
+
     /// Whether `type` conforms to the protocol `existential` (`any NoteStore`), for a hint that names the registered
     /// types that could be forwarded with `implements`: `nil` when that cannot be told, for `Any` and `AnyObject`
     /// (everything, or every class, conforms) and for a constrained existential (`any Bag<Int>`), whose metatype the

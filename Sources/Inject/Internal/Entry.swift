@@ -113,8 +113,9 @@ class EntryBase: @unchecked Sendable {
     enum FactoryKind {
         case plain
         /// Made by `register(autowired:)`: a plain factory that resolves every parameter of an initializer by type,
-        /// which error messages say, with the parameters' types in order.
-        case autowired(parameters: [Any.Type])
+        /// which error messages say, with the parameters' types as one tuple type (no allocation at registration;
+        /// ``Describe/elements(of:count:)`` takes it apart) and how many there are.
+        case autowired(parameters: Any.Type, count: Int)
         case mainActor
         /// An async factory: built only by an async resolution (`resolveAsync`, `warmUp()`).
         case async

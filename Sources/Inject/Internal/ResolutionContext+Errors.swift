@@ -140,8 +140,9 @@ extension ResolutionContext {
                 """
         }
         if let wrapped = (type as? any OptionalService.Type)?.wrappedType, let frame = frames.last,
-            frame.inProgress == nil, case .autowired(let parameters) = frame.entry.factoryKind
+            frame.inProgress == nil, case .autowired(let tuple, let count) = frame.entry.factoryKind
         {
+            let parameters = Describe.elements(of: tuple, count: count)
             // An autowired initializer's parameter is resolved with resolve(): there is no optional() to call. The
             // example has the initializer's parameters in order, but not their labels, which a function reference
             // does not carry.
