@@ -143,7 +143,7 @@ extension DIContainer {
         }
         let resolution = AsyncResolution(overlay: overlay, top: self)
         defer { resolution.finish() }
-        return try await resolution.resolve(
+        let value = try await resolution.resolve(
             T.self,
             key: key,
             name: name,
@@ -151,6 +151,8 @@ extension DIContainer {
             argument: argument,
             parent: nil
         )
+        await resolution.awaitBorrowedBuilds()
+        return value
     }
 }
 

@@ -38,15 +38,26 @@ struct PropertiesCycleAcrossThreadsTests {
                 overlapped.increment()
             }
         }
+        // After the meeting, each side links its instance only a moment after it got the other: a resolve that
+        // returned before the other side's resolveProperties ended would see its pair unlinked.
+        @Sendable func linger() {
+            if bothInProperties != nil {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
         container.register { Router() }.scope(scope)
             .resolveProperties { r, router in
                 meet()
-                router.coordinator = try r.resolve()
+                let coordinator: Coordinator = try r.resolve()
+                linger()
+                router.coordinator = coordinator
             }
         container.register { Coordinator() }.scope(scope)
             .resolveProperties { r, coordinator in
                 meet()
-                coordinator.router = try r.resolve()
+                let router: Router = try r.resolve()
+                linger()
+                coordinator.router = router
             }
     }
 
@@ -61,6 +72,8 @@ struct PropertiesCycleAcrossThreadsTests {
     private struct Outcome: Sendable {
         let router: Result<Router, ResolutionError>
         let coordinator: Result<Coordinator, ResolutionError>
+        /// Whether each thread found its pair linked as soon as its resolve returned.
+        let linkedOnReturn: [Bool]
     }
 
     /// Resolves Router on one thread and Coordinator on another, at once, through `container`.
@@ -68,17 +81,22 @@ struct PropertiesCycleAcrossThreadsTests {
         onThread(within: 30) {
             let router = Cell<Result<Router, ResolutionError>>()
             let coordinator = Cell<Result<Coordinator, ResolutionError>>()
+            let linked = Collector<Bool>()
             onThreadsAtOnce(2) { index in
                 if index == 0 {
                     router.value = Result { try container.resolveThrowing(Router.self) }.mapError {
                         $0 as! ResolutionError
                     }
+                    let got = try? router.value?.get()
+                    linked.append(got.map { $0.coordinator?.router === $0 } ?? false)
                 } else {
                     coordinator.value = Result { try container.resolveThrowing(Coordinator.self) }
                         .mapError { $0 as! ResolutionError }
+                    let got = try? coordinator.value?.get()
+                    linked.append(got.map { $0.router?.coordinator === $0 } ?? false)
                 }
             }
-            return Outcome(router: router.value!, coordinator: coordinator.value!)
+            return Outcome(router: router.value!, coordinator: coordinator.value!, linkedOnReturn: linked.values)
         }
     }
 
@@ -93,6 +111,7 @@ struct PropertiesCycleAcrossThreadsTests {
         #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
         let router = try outcome.router.get()
         let coordinator = try outcome.coordinator.get()
+        #expect(outcome.linkedOnReturn == [true, true], "each resolve returned the pair linked")
         #expect(router.coordinator === coordinator)
         #expect(coordinator.router === router)
         #expect(container.resolve(Router.self) === router)
@@ -110,6 +129,7 @@ struct PropertiesCycleAcrossThreadsTests {
         #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
         let router = try outcome.router.get()
         let coordinator = try outcome.coordinator.get()
+        #expect(outcome.linkedOnReturn == [true, true], "each resolve returned the pair linked")
         #expect(router.coordinator === coordinator)
         #expect(coordinator.router === router)
         #expect(session.resolve(Router.self) === router)
@@ -131,19 +151,25 @@ struct PropertiesCycleAcrossThreadsTests {
         // The thread's resolve blocks only its own thread; the task's inline build blocks one of the pool's, so
         // the other keeps this test's time-out running.
         let fromThread = Cell<Result<Router, ResolutionError>>()
+        let linked = Collector<Bool>()
         let thread = Thread {
             fromThread.value = Result { try container.resolveThrowing(Router.self) }.mapError { $0 as! ResolutionError }
+            let got = try? fromThread.value?.get()
+            linked.append(got.map { $0.coordinator?.router === $0 } ?? false)
         }
         thread.start()
         let fromTask = await completes(within: hangLimit, "resolveAsync of Coordinator while a thread resolves Router")
         {
-            try await container.resolveAsync(Coordinator.self)
+            let coordinator = try await container.resolveAsync(Coordinator.self)
+            linked.append(coordinator.router?.coordinator === coordinator)
+            return coordinator
         }
         let threadFinished = await eventually(within: hangLimit) { fromThread.value != nil }
         #expect(threadFinished, "the thread's resolve of Router hung")
         #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
         let coordinator = try #require(try fromTask?.get())
         let router = try #require(try fromThread.value?.get())
+        #expect(linked.values == [true, true], "each resolve returned the pair linked")
         #expect(router.coordinator === coordinator)
         #expect(coordinator.router === router)
     }

@@ -29,6 +29,8 @@ final class AsyncResolution: @unchecked Sendable {
         /// Under validation: the async registrations this resolution resolved, which a synchronous read in the same
         /// resolution may then find built, as it would at run time.
         var resolvedAsync: Set<ObjectIdentifier> = []
+        /// Builds under way elsewhere whose instances this resolution took in a cycle across threads or tasks.
+        var borrowed: [any Gate] = []
     }
 
     private let state = Locked(State())
@@ -73,6 +75,25 @@ final class AsyncResolution: @unchecked Sendable {
     /// Whether this resolution resolved the async registration `entry` (recorded under validation only).
     func hasResolved(_ entry: EntryBase) -> Bool {
         state.withLock { $0.resolvedAsync.contains(ObjectIdentifier(entry)) }
+    }
+
+    /// Notes builds under way elsewhere whose instances this resolution took while they were in
+    /// `resolveProperties`.
+    func addBorrowed(_ gates: [any Gate]) {
+        state.withLock { $0.borrowed += gates }
+    }
+
+    /// Suspends until every build whose instance this resolution took has ended, so that the top-level request
+    /// never returns an instance whose cycle is not closed yet.
+    func awaitBorrowedBuilds() async {
+        while let gates = state.withLock({ state -> [any Gate]? in
+            defer { state.borrowed.removeAll() }
+            return state.borrowed.isEmpty ? nil : state.borrowed
+        }) {
+            for gate in gates {
+                await gate.buildEnded()
+            }
+        }
     }
 
     /// A build finished: an event for the observers, and a record for `warmUp()`'s report.

@@ -184,6 +184,9 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                     // builds. If it is past its factory (in `resolveProperties`), the cycle is closed by
                     // `resolveProperties`, as on one thread: take its instance now, and the builds all finish.
                     guard let box = instanceInProgress(of: build) else { throw deadlock }
+                    // Its build still runs on the other thread: the top-level resolve that took it waits for that
+                    // build to end before it returns, so that its caller never sees the instance unfinished.
+                    ResolutionContext.withCurrent { $0.noteBorrowed(self) }
                     return unsafeDowncast(box, to: Box<T>.self).value
                 }
             case .build(let generation):
@@ -199,6 +202,17 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
             guard state.builder != nil, state.builds == awaited.build else { return nil }
             return state.inProgress
         }
+    }
+
+    func buildEnded() async {
+        try? await waitForBuild(nil)
+    }
+
+    func waitForBuildEnd(thread: ObjectIdentifier) {
+        // Counted as a waiter, so that the build's end wakes this thread.
+        guard state.withLock({ state in state.builder.map { _ in state.waiters += 1 } != nil }) else { return }
+        defer { state.withLock { $0.waiters -= 1 } }
+        try? Parking.shared.wait(for: self, thread: thread)
     }
 
     /// Records the instance of the build under way, boxed, once its factory has returned: a thread whose wait for

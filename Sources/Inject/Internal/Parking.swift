@@ -7,11 +7,15 @@ import Musl
 #endif
 
 /// Something a thread can wait for: a first build under way on another thread.
-protocol Gate: AnyObject {
+protocol Gate: AnyObject, Sendable {
     /// The thread (its ``ResolutionContext``) building the instance now, or `nil`.
     var builder: ObjectIdentifier? { get }
     /// The service being built, as a person reads it.
     var label: String { get }
+    /// Returns once no build is under way, suspending meanwhile (or at once when the task is cancelled).
+    func buildEnded() async
+    /// Returns once no build is under way, blocking the calling thread (whose context is `thread`) meanwhile.
+    func waitForBuildEnd(thread: ObjectIdentifier)
 }
 
 /// Where a thread waits while another thread builds the instance it asked for.

@@ -45,6 +45,11 @@ extension ResolutionContext {
             }
             overlay = nil
             asyncResolution = nil
+            if !borrowed.isEmpty {
+                // The async resolution waits for them when its top-level request ends.
+                resolution.addBorrowed(borrowed)
+                borrowed.removeAll()
+            }
         }
         return try body(self)
     }

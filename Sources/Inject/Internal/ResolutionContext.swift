@@ -59,6 +59,7 @@ final class ResolutionContext {
     private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
     private let throughStorage: UnsafeMutablePointer<Unmanaged<DIContainer>?>
     private let deliveringStorage: UnsafeMutablePointer<Bool>
+    private let borrowedStorage: UnsafeMutablePointer<[any Gate]>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -152,6 +153,8 @@ final class ResolutionContext {
         throughStorage.initialize(to: nil)
         deliveringStorage = .allocate(capacity: 1)
         deliveringStorage.initialize(to: false)
+        borrowedStorage = .allocate(capacity: 1)
+        borrowedStorage.initialize(to: [])
     }
 
     deinit {
@@ -176,6 +179,8 @@ final class ResolutionContext {
         asyncStorage.deallocate()
         throughStorage.deallocate()
         deliveringStorage.deallocate()
+        borrowedStorage.deinitialize(count: 1)
+        borrowedStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
@@ -280,19 +285,40 @@ final class ResolutionContext {
         return throughStorage.pointee?.takeUnretainedValue()
     }
 
+    /// The builds under way on other threads whose instances this resolution took while they were in
+    /// `resolveProperties` (a cycle across threads): the top-level resolve waits for them to end before it returns.
+    var borrowed: [any Gate] {
+        unsafeAddress { UnsafePointer(borrowedStorage) }
+        unsafeMutableAddress { borrowedStorage }
+    }
+
+    /// Notes that this resolution took the instance of `gate`'s build under way on another thread.
+    func noteBorrowed(_ gate: any Gate) {
+        borrowed.append(gate)
+    }
+
     /// Ends a top-level resolve: graph-scope instances are released, the overlay forgotten, and the build events
     /// handed to their observers.
     @inline(__always)
     func endTopLevel() {
         overlay = nil
-        if !graph.isEmpty || topStorage.pointee != nil || !pendingEvents.isEmpty {
+        if !graph.isEmpty || topStorage.pointee != nil || !pendingEvents.isEmpty || !borrowed.isEmpty {
             endTopLevelSlowly()
         }
     }
 
-    /// ``endTopLevel()`` when graph-scope instances or build events are left.
+    /// ``endTopLevel()`` when graph-scope instances, build events or borrowed builds are left.
     @inline(never)
     private func endTopLevelSlowly() {
+        if !borrowed.isEmpty {
+            // The instances this resolution took from builds on other threads: their `resolveProperties` may still
+            // run. This thread builds nothing now, so none of them can be waiting for it.
+            let gates = borrowed
+            borrowed.removeAll()
+            for gate in gates {
+                gate.waitForBuildEnd(thread: ObjectIdentifier(self))
+            }
+        }
         if !graph.isEmpty {
             // Cleared before the instances go: a deinit may resolve, and must find a context at rest.
             let dropped = graph
