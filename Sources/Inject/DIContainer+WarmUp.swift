@@ -16,8 +16,9 @@ extension DIContainer {
     /// needs another waits for it through its gate (suspending, not blocking a thread) instead of building it again.
     /// Every eager registration is built even when some fail. A factory that reads an async singleton with
     /// `r.resolve` (not `r.resolveAsync`) may run before that singleton is built; it is tried again once the other
-    /// eager builds are done, and again as long as each round builds more, so that it works when the async
-    /// singleton is eager too, however long the chain of such reads.
+    /// eager builds are done (the async ones of a round before its synchronous ones), and again as long as each
+    /// round builds more, so that it works when the async singleton is eager too, however long the chain of such
+    /// reads, and when the two close a `resolveProperties` cycle.
     ///
     /// A `.scoped` eager registration is built for this container. An eager registration whose scope does not
     /// cache (`.transient`, `.graph`) or keeps nothing by itself (`.weak`) has nothing to keep, and one that takes a runtime argument cannot be built
@@ -68,7 +69,12 @@ extension DIContainer {
                     return (entry, home, waiting.error.service, reader)
                 }
             )
-            let next = await build(waiting.map(\.build), overlay, recorder)
+            // The async ones first, then the synchronous ones: a synchronous build that reads an async one must not
+            // run beside it again (a resolveProperties cycle between the two would fail the same way every wave),
+            // and an async one that needs the synchronous one builds it inside its own resolution.
+            let retried = waiting.map(\.build)
+            var next = await build(retried.filter { $0.entry.isAsync }, overlay, recorder)
+            next += await build(retried.filter { !$0.entry.isAsync }, overlay, recorder)
             if next.filter({ $0.error.kind == .notBuiltYet }).count >= waiting.count {
                 failures += next.map(\.error)  // no progress: what is still unbuilt will stay so
                 break

@@ -813,3 +813,52 @@ struct AsyncValidationTests {
         #expect(report.checkedCount == 1)
     }
 }
+
+private final class CycleAsync: @unchecked Sendable {
+    // @unchecked: set once by resolveProperties, before the instance is handed out.
+    var partner: CycleSync?
+}
+
+private final class CycleSync: @unchecked Sendable {
+    // @unchecked: set once by resolveProperties, before the instance is handed out.
+    var partner: CycleAsync?
+}
+
+extension WarmUpTests {
+    @Test func anEagerAsyncAndAnEagerSyncServiceInAResolvePropertiesCycleWarmUpWhenTheSyncOneStartsFirst() async throws {
+        // Each build of CycleAsync waits (at most 2 s) until CycleSync's resolveProperties has begun as often, so
+        // that whenever both are built at once, CycleSync's reads CycleAsync before it is built while CycleAsync's
+        // waits for CycleSync's build: both fail. The first wave does that. A retry that built both at once again
+        // would fail the same way; the retry builds the async one first, whose resolveProperties builds CycleSync
+        // inside its own resolution, where the read gets CycleAsync back.
+        let container = DIContainer()
+        let asyncBuilds = Counter()
+        let syncPropertiesBegun = Counter()
+        container.register { () async throws -> CycleAsync in
+            let build = asyncBuilds.increment()
+            let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+            while syncPropertiesBegun.value < build, DispatchTime.now().uptimeNanoseconds < deadline {
+                try await Task.sleep(nanoseconds: 1_000_000)
+            }
+            return CycleAsync()
+        }
+        .scope(.singleton).eager()
+        .resolveProperties { r, cycleAsync in cycleAsync.partner = try r.resolve() }
+        container.register { CycleSync() }.scope(.singleton).eager()
+            .resolveProperties { r, cycleSync in
+                syncPropertiesBegun.increment()
+                // CycleAsync's resolveProperties, if it is built at the same time, asks for this build meanwhile.
+                Thread.sleep(forTimeInterval: 0.1)
+                cycleSync.partner = try r.resolve()
+            }
+
+        let outcome = await completes("a warm-up of the cycle") { try await container.warmUp() }
+
+        _ = try #require(try outcome?.get())
+        #expect(asyncBuilds.value == 2, "the first wave built both at once, and failed")
+        let cycleAsync = container.resolve(CycleAsync.self)
+        let cycleSync = container.resolve(CycleSync.self)
+        #expect(cycleAsync.partner === cycleSync)
+        #expect(cycleSync.partner === cycleAsync)
+    }
+}
