@@ -825,7 +825,8 @@ private final class CycleSync: @unchecked Sendable {
 }
 
 extension WarmUpTests {
-    @Test func anEagerAsyncAndAnEagerSyncServiceInAResolvePropertiesCycleWarmUpWhenTheSyncOneStartsFirst() async throws {
+    @Test func anEagerAsyncAndAnEagerSyncServiceInAResolvePropertiesCycleWarmUpWhenTheSyncOneStartsFirst() async throws
+    {
         // Each build of CycleAsync waits (at most 2 s) until CycleSync's resolveProperties has begun as often, so
         // that whenever both are built at once, CycleSync's reads CycleAsync before it is built while CycleAsync's
         // waits for CycleSync's build: both fail. The first wave does that. A retry that built both at once again
