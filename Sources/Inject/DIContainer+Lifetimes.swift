@@ -21,8 +21,9 @@ extension DIContainer {
     ///   - file: The call, named by a trap (a reset of the real container inside a test override's closure).
     ///   - line: The call's line.
     public func reset(_ scope: Scope, file: StaticString = #fileID, line: UInt = #line) {
-        checkNotResettingAroundOverrides("reset(\(scope))", file: file, line: line)
+        // A scope that holds nothing to drop (.singleton, .transient, .graph) makes this a no-op, wherever it is called.
         guard scope.isResettable else { return }
+        checkNotResettingAroundOverrides("reset(\(scope))", file: file, line: line)
         if let overlay = Overlay.active() {
             overlay.reset(scope, in: self)
             return

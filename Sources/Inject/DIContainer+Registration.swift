@@ -328,7 +328,7 @@ extension DIContainer {
             return .published
         }
         if outcome == .sealed {
-            sealedTrap(action(), at: entry)
+            sealedTrap(action(), at: entry, call: nil)
         }
     }
 
@@ -339,14 +339,27 @@ extension DIContainer {
     }
 
     /// Traps when the container is sealed, for a registration option.
-    func checkNotSealed(for action: @autoclosure () -> String, at entry: EntryBase) {
+    ///
+    /// - Parameters:
+    ///   - file: The option's call, when it knows it: the trap names it and is reported there.
+    ///   - line: The call's line.
+    func checkNotSealed(
+        for action: @autoclosure () -> String,
+        at entry: EntryBase,
+        file: StaticString? = nil,
+        line: UInt = 0
+    ) {
         if isSealed {
-            sealedTrap(action(), at: entry)
+            sealedTrap(action(), at: entry, call: file.map { ($0, line) })
         }
     }
 
-    /// Traps, at the registration's own `file:line`, for a registration or option on a sealed container.
-    private func sealedTrap(_ action: String, at entry: EntryBase) -> Never {
+    /// Traps, at the option's call or else the registration's own `file:line`, for a registration or option on a
+    /// sealed container.
+    private func sealedTrap(_ action: String, at entry: EntryBase, call: (file: StaticString, line: UInt)?) -> Never {
+        let file = call?.file ?? entry.file
+        let line = call?.line ?? entry.line
+        let action = call.map { "\(action) at \($0.file):\($0.line), registered" } ?? action
         if Self.overridesBeingMade.value > 0, ResolutionContext.current.overridesBeingMade?.registry === self {
             fatalError(
                 """
@@ -355,8 +368,8 @@ extension DIContainer {
                   fix: remove seal() from the overrides closure: an override's container needs no sealing, and \
                 overrides win over a sealed real container all the same.
                 """,
-                file: entry.file,
-                line: entry.line
+                file: file,
+                line: line
             )
         }
         fatalError(
@@ -369,8 +382,8 @@ extension DIContainer {
             XCTestCase (both from InjectTesting). Overrides work on a sealed container, reach the property \
             wrappers, and end with the test.
             """,
-            file: entry.file,
-            line: entry.line
+            file: file,
+            line: line
         )
     }
 

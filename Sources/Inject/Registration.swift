@@ -70,7 +70,12 @@ public final class Registration<T> {
                 line: line
             )
         }
-        container.checkNotSealed(for: "Registration.scope(\(scope)) on \(entry.label)", at: entry)
+        container.checkNotSealed(
+            for: "Registration.scope(\(scope)) on \(entry.label)",
+            at: entry,
+            file: file,
+            line: line
+        )
         if scope.code != entry.scopeCode, entry.hasSharedInstance {
             fatalError(
                 """

@@ -21,7 +21,10 @@ public struct StressReport: CustomStringConvertible, Sendable {
         let summary = "stress test: \(threads) threads x \(iterations) iterations in \(Int(milliseconds)) ms: "
         guard !failures.isEmpty else { return summary + "no failures" }
         var lines = [summary + "\(failures.count) failure\(failures.count == 1 ? "" : "s")"]
-        lines += failures.prefix(20).map { "  \($0)" }
+        // A failure's own lines (an error's path, fix) indented under it, so that each failure reads as one entry.
+        lines += failures.prefix(20).map {
+            "  - " + $0.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
+        }
         if failures.count > 20 {
             lines.append("  ... and \(failures.count - 20) more")
         }

@@ -110,6 +110,18 @@ struct StressTestTests {
             #expect(report.description.contains(failure), "the description leaves out \(failure)")
         }
     }
+
+    @Test func aFailureOfSeveralLinesReadsAsOneEntry() {
+        let container = DIContainer()
+        container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+        let report = stressTest(container, threads: 1, iterations: 2) { _ = try $0.resolveThrowing(Gadget.self) }
+
+        let lines = report.description.split(separator: "\n")
+        // Each failure starts with "  - "; its error's path and fix lines are indented under it.
+        #expect(lines.filter { $0.hasPrefix("  - worker 0, iteration") }.count == 2, "\(report)")
+        #expect(lines.contains { $0.hasPrefix("    ") && $0.hasSuffix("path: Gadget -> Widget") }, "\(report)")
+        #expect(!lines.contains { $0.hasPrefix("  path:") }, "\(report)")
+    }
 }
 
 /// The same from XCTest, as an XCTest suite would use it.

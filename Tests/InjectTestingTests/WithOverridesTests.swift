@@ -490,6 +490,18 @@ struct OverridesClosureMistakeTests {
         #expect(stderr.contains("fix: wrap the resolve"), "\(stderr)")
     }
 
+    @Test func resettingAScopeThatHoldsNothingInsideTheOverridesClosureIsTheNoOpItIsEverywhere() {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }.scope(.singleton)
+        let before = app.resolve(Widget.self)
+        withOverrides(in: app) { _ in
+            app.reset(.singleton)
+            app.reset(.transient)
+        } operation: {
+        }
+        #expect(app.resolve(Widget.self) === before)
+    }
+
     @Test func sealingTheRealContainerInsideTheOverridesClosureTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = DIContainer()

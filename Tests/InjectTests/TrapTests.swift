@@ -30,6 +30,17 @@ private func makeContainerMissingLedger() -> DIContainer {
     return container
 }
 
+/// Registers a service, seals the container, then sets the registration's scope: an option on a sealed container.
+private func setTheScopeAfterSealing() {
+    let container = DIContainer()
+    let registration = container.register(Widget.self) { Widget() }
+    container.seal()
+    registration.scope(.singleton)
+}
+
+/// The line of the `.scope` call above.
+private let scopeAfterSealingLine = #line - 4
+
 /// Resolves `Checkout` from `DIContainer.shared` when it is initialised.
 private final class NeedsCheckout {
     @Injected var checkout: Checkout
@@ -282,14 +293,17 @@ struct TrapTests {
 
     @Test func anOptionOnASealedContainerSaysThatATestOverridesInstead() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = DIContainer()
-            let registration = container.register(Widget.self) { Widget() }
-            container.seal()
-            registration.scope(.singleton)
+            setTheScopeAfterSealing()
         }
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("Registration.scope(.singleton) on Widget"), "\(stderr)")
+        #expect(
+            stderr.contains(
+                "at \(#fileID):\(scopeAfterSealingLine), registered at \(#fileID):\(scopeAfterSealingLine - 2)"
+            ),
+            "the option's call, then the registration: \(stderr)"
+        )
         #expect(
             stderr.contains("In a test, replace the service with an override instead of registering it"),
             "\(stderr)"
