@@ -5,7 +5,7 @@
 ///
 /// ```text
 /// warm-up: 4 builds in 12.4 ms; one by one they take 31.0 ms: 2.5x faster
-/// critical path, 12.4 ms: Keychain -> Database
+/// critical path, 12.4 ms: Keychain, then Database
 /// slowest builds:
 ///   RemoteConfig (.singleton)  10.2 ms
 ///   Database (.singleton)      7.3 ms  via Keychain
@@ -54,7 +54,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         // A path that rounds to 0.0 ms bounds nothing worth reading, as the slowest builds below.
         if !criticalPath.isEmpty, pathSeconds >= 0.000_05 {
             lines.append(
-                "critical path, \(Describe.milliseconds(pathSeconds)): \(criticalPath.joined(separator: " -> "))"
+                "critical path, \(Describe.milliseconds(pathSeconds)): \(criticalPath.joined(separator: ", then "))"
             )
             lines += notes.map { "  note: \($0)" }
         }
