@@ -93,6 +93,9 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
         }
     }
 
+    /// Nothing to publish: per-value instances are published by the resolve that reads them.
+    func releasePublication() {}
+
     /// Drops every instance for good: the registration was replaced. A build under way still ends for its caller
     /// and those waiting for it; a resolve that reaches this cache later, for any argument, gets
     /// ``InstanceSlot/Failure/retired`` and resolves the replacement.

@@ -113,6 +113,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                 state.object = nil
                 state.handoff = nil
                 state.generation += 1
+                state.publicationHeld = false
             }
             return (state.storage, state.handoff?.storage)
         }
@@ -201,6 +202,26 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
         state.withLock { state in
             guard state.builder != nil, state.builds == awaited.build else { return nil }
             return state.inProgress
+        }
+    }
+
+    /// Called by the build under way: its instance is stored when it ends, but not published for lock-free reads
+    /// until ``releasePublication()``, since it may still be dropped (it holds an instance lent by a build that may
+    /// fail; see `ResolutionContext+Lending.swift`).
+    func holdPublication() {
+        state.withLock { $0.publicationHeld = true }
+    }
+
+    /// Publishes the stored instance that ``holdPublication()`` kept back, if it is still stored.
+    func releasePublication() {
+        let storage = state.withLock { state -> UnsafeMutableRawPointer? in
+            guard state.publicationHeld else { return nil }
+            state.publicationHeld = false
+            return state.storage
+        }
+        if let storage, let publishTo {
+            // The storage lives until a reset, which a published singleton never gets: read it outside the lock.
+            publishTo.publishValueOnce(storage.assumingMemoryBound(to: T.self).pointee)
         }
     }
 
@@ -399,9 +420,11 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
         // Made outside the lock; freed again if the slot does not keep it.
         let storage = value.flatMap { holdsWeakly ? nil : Self.store($0) }
         var inProgress: AnyObject?
+        var publicationHeld = false
         let (stored, unused, handedOff, wake, waiting):
             (Bool, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Bool, [CheckedContinuation<Void, any Error>]) =
                 state.withLock { state in
+                    publicationHeld = state.publicationHeld
                     defer { state.asyncWaiters.removeAll() }
                     state.builder = nil
                     // Released below, outside the lock: it may hold the last reference to an instance that failed.
@@ -444,7 +467,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                 _ = Self.release(storage)
             }
         }
-        if stored, let value, let publishTo {
+        if stored, !publicationHeld, let value, let publishTo {
             publishTo.publishValueOnce(value)
         }
         inProgress = nil
@@ -465,6 +488,8 @@ protocol InstanceCache: AnyObject {
     func reset()
     /// ``reset()``, for good: the registration was replaced, and no build starts any more.
     func retire()
+    /// Publishes what a build kept back for lock-free reads (see ``InstanceSlot/holdPublication()``).
+    func releasePublication()
 }
 
 /// An ``InstanceSlot``'s state, behind its lock. Not generic, so that unspecialised code reads it with no metadata
@@ -477,6 +502,8 @@ private struct InstanceSlotState {
     var builder: ObjectIdentifier?
     /// The instance of the build under way, boxed, while its `resolveProperties` runs.
     var inProgress: AnyObject?
+    /// The stored instance is not published for lock-free reads yet: see ``InstanceSlot/holdPublication()``.
+    var publicationHeld = false
     var waiters = 0
     var generation = 0
     /// Tasks waiting for the build under way, by waiter number.

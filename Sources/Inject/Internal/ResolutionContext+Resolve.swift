@@ -171,6 +171,7 @@ extension ResolutionContext {
         }
         if let index = frameIndex(of: entry, in: home, argument) {
             if let inProgress = frames[index].inProgress {
+                lend(at: index)
                 if entry.isAsync, overlay?.recorder != nil, index != frames.count - 1 {
                     noteSynchronousReadOfAsyncBuildInProgress(entry, code: code)
                 }
@@ -266,7 +267,7 @@ extension ResolutionContext {
             cache = overlay?.argumentCache(for: entry, home: home, code) ?? home.scopedArgumentCache(for: entry)
         }
         let value = try fill(cache.slot(for: key), entry, in: home, code, argument)
-        if code == Scope.Code.singleton, overlay == nil {
+        if code == Scope.Code.singleton, overlay == nil, lentCount == 0 {
             entry.publishArgumentInstance(value, for: argument)
         }
         return value
@@ -389,7 +390,12 @@ extension ResolutionContext {
     ) throws -> T {
         do {
             return try slot.instance(thread: ObjectIdentifier(self)) {
-                try build(entry, in: home, code, argument, gate: slot)
+                let value = try build(entry, in: home, code, argument, gate: slot)
+                if lentCount > 0 {
+                    // Built while a build further down lends its unfinished instance: kept back until that one ends.
+                    noteDependent(slot)
+                }
+                return value
             }
         } catch let deadlock as Parking.Deadlock {
             throw crossThreadCycle(deadlock.chain, waitingFor: entry)
@@ -537,7 +543,13 @@ extension ResolutionContext {
             do {
                 try properties(DIResolver(container: home, overlay: overlay), value)
             } catch {
+                if lentCount > 0 {
+                    settleInnermostLender(succeeded: false)
+                }
                 throw wrap(error, from: entry, stage: .properties)
+            }
+            if lentCount > 0 {
+                settleInnermostLender(succeeded: true)
             }
         }
         return value

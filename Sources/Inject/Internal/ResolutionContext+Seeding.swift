@@ -40,6 +40,10 @@ extension ResolutionContext {
         overlay = resolution.overlay
         asyncResolution = resolution
         defer {
+            if lentCount > 0 {
+                // The frames that lent are the async resolution's: what was built on them is kept.
+                releaseAllDependents()
+            }
             for _ in chain {
                 pop()
             }

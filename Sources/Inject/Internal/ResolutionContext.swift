@@ -30,6 +30,8 @@ final class ResolutionContext {
         /// Under `validate()`: the time spent building the registrations this one asked for, so that its own
         /// factory's time can be told apart.
         var nestedNanoseconds: UInt64 = 0
+        /// Whether `inProgress` was handed back (see `ResolutionContext+Lending.swift`).
+        var lent = false
     }
 
     struct GraphKey: Hashable {
@@ -60,6 +62,10 @@ final class ResolutionContext {
     private let throughStorage: UnsafeMutablePointer<Unmanaged<DIContainer>?>
     private let deliveringStorage: UnsafeMutablePointer<Bool>
     private let borrowedStorage: UnsafeMutablePointer<[any Gate]>
+    /// How many frames on the stack lent their instance, and the shared builds that ended since: see
+    /// `ResolutionContext+Lending.swift`.
+    let lentStorage: UnsafeMutablePointer<Int>
+    let dependentsStorage: UnsafeMutablePointer<[(lender: Int, cache: any InstanceCache)]>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -114,6 +120,21 @@ final class ResolutionContext {
         frameBuffer[depthStorage.pointee - 1].nestedNanoseconds &+= nanoseconds
     }
 
+    /// Marks the frame at `index` as having lent its instance in progress.
+    func markLent(at index: Int) -> Bool {
+        guard !frameBuffer[index].lent else { return false }
+        frameBuffer[index].lent = true
+        return true
+    }
+
+    /// Whether the innermost frame lent its instance; clears the mark.
+    func takeInnermostLent() -> Bool {
+        let index = depthStorage.pointee - 1
+        guard frameBuffer[index].lent else { return false }
+        frameBuffer[index].lent = false
+        return true
+    }
+
     /// Records the innermost frame's instance, once its factory has returned.
     func setInProgress(_ box: AnyObject) {
         frameBuffer[depthStorage.pointee - 1].inProgress = Unmanaged.passRetained(box)
@@ -155,6 +176,10 @@ final class ResolutionContext {
         deliveringStorage.initialize(to: false)
         borrowedStorage = .allocate(capacity: 1)
         borrowedStorage.initialize(to: [])
+        lentStorage = .allocate(capacity: 1)
+        lentStorage.initialize(to: 0)
+        dependentsStorage = .allocate(capacity: 1)
+        dependentsStorage.initialize(to: [])
     }
 
     deinit {
@@ -181,6 +206,9 @@ final class ResolutionContext {
         deliveringStorage.deallocate()
         borrowedStorage.deinitialize(count: 1)
         borrowedStorage.deallocate()
+        lentStorage.deallocate()
+        dependentsStorage.deinitialize(count: 1)
+        dependentsStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
