@@ -1,3 +1,4 @@
+import Foundation
 import Inject
 
 // inject-demo: the composition root of a small notes app, validated, resolved and printed.
@@ -6,17 +7,20 @@ import Inject
 let app = makeAppContainer(NotesApp.container)
 app.seal()
 
+let usage = "usage: inject-demo [--graph dot|mermaid]"
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--graph" {
+switch (arguments.first, arguments.count) {
+case (nil, _):
+    try await runStartup(app: app)
+    try runDemo(app: app)
+case ("--graph", 2) where ["dot", "mermaid"].contains(arguments[1]):
     // Screens resolve from a session, so validate a session: it builds the session's registrations and the app's,
     // async factories included.
     let report = await makeSession(for: "validation", in: app).validationReportAsync()
-    switch arguments.dropFirst().first {
-    case "dot": print(report.dot(), terminator: "")
-    case "mermaid": print(report.mermaid(), terminator: "")
-    default: print("usage: inject-demo [--graph dot|mermaid]")
-    }
-} else {
-    try await runStartup(app: app)
-    try runDemo(app: app)
+    print(arguments[1] == "dot" ? report.dot() : report.mermaid(), terminator: "")
+case ("--help", 1), ("-h", 1):
+    print(usage)
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(2)
 }

@@ -28,6 +28,11 @@ public func stressTest(
     iterations: Int = 10_000,
     _ body: @escaping @Sendable (DIContainer) throws -> Void
 ) -> StressReport {
+    precondition(
+        threads > 0 && iterations >= 0,
+        "InjectTesting: stressTest(threads: \(threads), iterations: \(iterations)): threads must be at least 1 and "
+            + "iterations at least 0."
+    )
     let failures = FailureLog()
     // The test's overrides are bound to its task; the workers run on GCD threads, which do not inherit them, so they
     // are carried over explicitly: every worker sees what the test sees.
