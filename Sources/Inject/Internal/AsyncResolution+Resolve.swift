@@ -95,6 +95,7 @@ extension AsyncResolution {
         recordRequest(from: parent.map { ($0.entry, $0.container) }, to: entry, home: home)
         if let (frame, index) = parent?.find(entry, in: home, argument) {
             if let inProgress = frame.instanceInProgress {
+                frame.markLent()
                 return unsafeDowncast(inProgress, to: Box<T>.self).value
             }
             // A forward: its registration's frame, further up, decides (see the synchronous path).
@@ -181,7 +182,13 @@ extension AsyncResolution {
         let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
         do {
             return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
-                try await build(entry, frame: frame, code, argument, gate: slot)
+                let value = try await build(entry, frame: frame, code, argument, gate: slot)
+                if let lender = parent?.innermostLender {
+                    // Built while a build up the chain lends its unfinished instance: kept back until that one ends.
+                    slot.holdPublication()
+                    lender.addDependent(slot)
+                }
+                return value
             }
         } catch let deadlock as Parking.Deadlock {
             throw ResolutionContext.seeded(from: parent, in: self) {
@@ -241,10 +248,12 @@ extension AsyncResolution {
                     try properties(DIResolver(container: frame.container, overlay: overlay, frame: frame), value)
                 }
             } catch {
+                frame.settleLending(succeeded: false)
                 throw ResolutionContext.seeded(from: frame, in: self) {
                     $0.wrap(error, from: entry, stage: .properties)
                 }
             }
+            frame.settleLending(succeeded: true)
         }
         if timed {
             recordAsyncBuild(entry, frame: frame, code, start: start)

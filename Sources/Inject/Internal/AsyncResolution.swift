@@ -150,6 +150,10 @@ final class AsyncFrame: @unchecked Sendable {
         var nested: UInt64 = 0
         /// Whether the async factory and its `resolveProperties` have returned (or thrown).
         var factoryReturned = false
+        /// Whether the instance in progress was handed back, and the shared builds that ended on it since: see
+        /// `ResolutionContext+Lending.swift`.
+        var lent = false
+        var dependents: [any InstanceCache] = []
     }
 
     private let progress = Locked(Progress())
@@ -201,6 +205,57 @@ final class AsyncFrame: @unchecked Sendable {
 
     func setInProgress(_ box: AnyObject) {
         progress.withLock { $0.instance = box }
+    }
+
+    /// Marks the instance in progress as handed back: what is built on it from now on waits for this build's end.
+    func markLent() {
+        progress.withLock { $0.lent = true }
+    }
+
+    /// This frame or the innermost ancestor whose instance in progress was handed back, if any.
+    var innermostLender: AsyncFrame? {
+        var current: AsyncFrame? = self
+        while let frame = current {
+            if frame.progress.withLock({ $0.lent }) {
+                return frame
+            }
+            current = frame.parent
+        }
+        return nil
+    }
+
+    /// A shared build that ended on this frame's lent instance: settled when this build ends.
+    func addDependent(_ cache: any InstanceCache) {
+        progress.withLock {
+            $0.lent = true
+            $0.dependents.append(cache)
+        }
+    }
+
+    /// This build's `resolveProperties` ended (`succeeded`, or threw): what was built on its instance goes to the
+    /// next lender up the chain, is published, or is dropped (its `onRelease` runs, outside any resolution).
+    func settleLending(succeeded: Bool) {
+        let (lent, dependents) = progress.withLock { progress in
+            defer {
+                progress.lent = false
+                progress.dependents = []
+            }
+            return (progress.lent, progress.dependents)
+        }
+        guard lent, !dependents.isEmpty else { return }
+        if !succeeded {
+            for dependent in dependents {
+                dependent.reset()
+            }
+        } else if let next = parent?.innermostLender {
+            for dependent in dependents {
+                next.addDependent(dependent)
+            }
+        } else {
+            for dependent in dependents {
+                dependent.releasePublication()
+            }
+        }
     }
 
     /// Time spent in the builds this one asked for, and in waiting for them.

@@ -60,9 +60,10 @@ extension ResolutionContext {
         let settled = dependents.filter { $0.lender >= depth }
         dependents.removeAll { $0.lender >= depth }
         if !succeeded {
-            for dependent in settled {
-                dependent.cache.reset()  // onRelease runs for each, with no lock held
-            }
+            // Dropped once the resolution is at rest, so that a resolve in an `onRelease` starts afresh instead of
+            // joining the failing build (and getting its instance back). Until then only the failing resolve, which
+            // is unwinding, can reach them: they are not published.
+            droppedStorage.pointee += settled.map(\.cache)
         } else if let next = innermostLender(below: depth) {
             dependents += settled.map { (next, $0.cache) }
         } else {
@@ -72,15 +73,34 @@ extension ResolutionContext {
         }
     }
 
-    /// Ends lending when the frames that lent are not this context's to settle (an async resolution's seeded
-    /// frames): what was built on them is kept and published.
+    /// Drops what the builds of failed lenders left: `onRelease` runs for each, with no lock held and no
+    /// resolution under way on this thread.
     @inline(never)
-    func releaseAllDependents() {
+    func dropWhatFailedLendersLeft() {
+        guard !droppedStorage.pointee.isEmpty else { return }
+        let dropped = droppedStorage.pointee
+        droppedStorage.pointee.removeAll()
+        for cache in dropped {
+            cache.reset()
+        }
+    }
+
+    /// Ends a seeded segment of an async resolution whose frames (`chain`, at the bottom of the stack) lent their
+    /// instances: each async frame that lent is marked, and settles what was built on it when its build ends.
+    @inline(never)
+    func handOverLending(to chain: [AsyncFrame]) {
         let settled = dependents
         dependents.removeAll()
         lentCount = 0
+        for index in chain.indices where frames[index].lent {
+            chain[index].markLent()
+        }
         for dependent in settled {
-            dependent.cache.releasePublication()
+            if dependent.lender < chain.count {
+                chain[dependent.lender].addDependent(dependent.cache)
+            } else {
+                dependent.cache.releasePublication()  // not expected: this segment's own frames settled already
+            }
         }
     }
 }

@@ -41,14 +41,15 @@ extension ResolutionContext {
         asyncResolution = resolution
         defer {
             if lentCount > 0 {
-                // The frames that lent are the async resolution's: what was built on them is kept.
-                releaseAllDependents()
+                // The frames that lent are the async resolution's: they settle what was built on them.
+                handOverLending(to: chain)
             }
             for _ in chain {
                 pop()
             }
             overlay = nil
             asyncResolution = nil
+            dropWhatFailedLendersLeft()
             if !borrowed.isEmpty {
                 // The async resolution waits for them when its top-level request ends.
                 resolution.addBorrowed(borrowed)

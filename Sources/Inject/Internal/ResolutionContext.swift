@@ -66,6 +66,9 @@ final class ResolutionContext {
     /// `ResolutionContext+Lending.swift`.
     let lentStorage: UnsafeMutablePointer<Int>
     let dependentsStorage: UnsafeMutablePointer<[(lender: Int, cache: any InstanceCache)]>
+    /// What a failed lender's build left to drop, dropped once the resolution is at rest: see
+    /// `ResolutionContext+Lending.swift`.
+    let droppedStorage: UnsafeMutablePointer<[any InstanceCache]>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -180,6 +183,8 @@ final class ResolutionContext {
         lentStorage.initialize(to: 0)
         dependentsStorage = .allocate(capacity: 1)
         dependentsStorage.initialize(to: [])
+        droppedStorage = .allocate(capacity: 1)
+        droppedStorage.initialize(to: [])
     }
 
     deinit {
@@ -209,6 +214,8 @@ final class ResolutionContext {
         lentStorage.deallocate()
         dependentsStorage.deinitialize(count: 1)
         dependentsStorage.deallocate()
+        droppedStorage.deinitialize(count: 1)
+        droppedStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
@@ -330,7 +337,9 @@ final class ResolutionContext {
     @inline(__always)
     func endTopLevel() {
         overlay = nil
-        if !graph.isEmpty || topStorage.pointee != nil || !pendingEvents.isEmpty || !borrowed.isEmpty {
+        if !graph.isEmpty || topStorage.pointee != nil || !pendingEvents.isEmpty || !borrowed.isEmpty
+            || !droppedStorage.pointee.isEmpty
+        {
             endTopLevelSlowly()
         }
     }
@@ -338,6 +347,7 @@ final class ResolutionContext {
     /// ``endTopLevel()`` when graph-scope instances, build events or borrowed builds are left.
     @inline(never)
     private func endTopLevelSlowly() {
+        dropWhatFailedLendersLeft()
         if !borrowed.isEmpty {
             // The instances this resolution took from builds on other threads: their `resolveProperties` may still
             // run. This thread builds nothing now, so none of them can be waiting for it.
