@@ -100,12 +100,14 @@ struct PropertiesCycleAcrossThreadsTests {
         }
     }
 
-    @Test(arguments: [Scope.singleton, .cached, .custom("session")])
+    /// Each scope, resolved through the container that holds its instances: a `.scoped` pair through a session child.
+    @Test(arguments: [Scope.singleton, .cached, .custom("session"), .scoped])
     func twoThreadsEnteringAPropertiesCycleAtDifferentMembersBothGetTheLinkedInstances(scope: Scope) throws {
-        let container = DIContainer()
+        let root = DIContainer()
         let bothInProperties = Arrivals(expected: 2)
         let overlapped = Counter()
-        Self.register(in: container, scope, bothInProperties: bothInProperties, overlapped: overlapped)
+        Self.register(in: root, scope, bothInProperties: bothInProperties, overlapped: overlapped)
+        let container = scope == .scoped ? root.makeChild() : root
 
         let outcome = try #require(Self.resolveBothAtOnce(through: container), "the two resolves hung")
         #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
@@ -116,24 +118,6 @@ struct PropertiesCycleAcrossThreadsTests {
         #expect(coordinator.router === router)
         #expect(container.resolve(Router.self) === router)
         #expect(container.resolve(Coordinator.self) === coordinator)
-    }
-
-    @Test func twoThreadsEnteringAScopedPropertiesCycleInOneChildBothGetTheChildsInstances() throws {
-        let root = DIContainer()
-        let bothInProperties = Arrivals(expected: 2)
-        let overlapped = Counter()
-        Self.register(in: root, .scoped, bothInProperties: bothInProperties, overlapped: overlapped)
-        let session = root.makeChild()
-
-        let outcome = try #require(Self.resolveBothAtOnce(through: session), "the two resolves hung")
-        #expect(overlapped.value == 2, "the two builds were in their resolveProperties at the same time")
-        let router = try outcome.router.get()
-        let coordinator = try outcome.coordinator.get()
-        #expect(outcome.linkedOnReturn == [true, true], "each resolve returned the pair linked")
-        #expect(router.coordinator === coordinator)
-        #expect(coordinator.router === router)
-        #expect(session.resolve(Router.self) === router)
-        #expect(session.resolve(Coordinator.self) === coordinator)
     }
 
     @Test func aThreadAndATaskEnteringAPropertiesCycleAtDifferentMembersBothGetTheLinkedInstances() async throws {

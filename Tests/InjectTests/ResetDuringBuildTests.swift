@@ -66,22 +66,9 @@ struct ResetDuringBuildTests {
             pool.close()
         }
         let container = scope == .scoped ? root.makeChild() : root
-        let got = Cell<Pool>()
-        let thread = Thread { got.value = container.resolve(Pool.self) }
-        thread.start()
-        #expect(waits(for: held.entered, "the build started"))
-        Self.reset(how, scope, in: container)
-        held.proceed.signal()
-        #expect(finishes(within: 20, "the caller's resolve") { while got.value == nil { usleep(1_000) } })
-        let pool = try #require(got.value)
-        #expect(!pool.isClosed, "the caller's instance was never held by the scope")
-        #expect(released.value == 0)
-        // Not kept: the next resolve builds anew, and a later reset releases that one, once.
-        let next = container.resolve(Pool.self)
-        #expect(next !== pool)
-        Self.reset(how, scope, in: container)
-        #expect(released.value == 1)
-        #expect(next.isClosed && !pool.isClosed)
+        try Self.expectResetDuringBuildKeepsTheCallersInstance(how, scope, in: container, held, released) {
+            $0.resolve(Pool.self)
+        }
     }
 
     @Test(arguments: [Scope.scoped, .cached, .custom("session")], Reset.allCases)
@@ -94,20 +81,37 @@ struct ResetDuringBuildTests {
             pool.close()
         }
         let container = scope == .scoped ? root.makeChild() : root
+        try Self.expectResetDuringBuildKeepsTheCallersInstance(how, scope, in: container, held, released) {
+            $0.resolve(Pool.self, argument: "n42")
+        }
+    }
+
+    /// Resolves on a thread of its own, resets while the build is held, then checks that the caller's instance was
+    /// neither released nor kept, and that the next one is released by the next reset, once.
+    private static func expectResetDuringBuildKeepsTheCallersInstance(
+        _ how: Reset,
+        _ scope: Scope,
+        in container: DIContainer,
+        _ held: HeldBuild,
+        _ released: Counter,
+        resolve: @escaping @Sendable (DIContainer) -> Pool
+    ) throws {
         let got = Cell<Pool>()
-        let thread = Thread { got.value = container.resolve(Pool.self, argument: "n42") }
+        let thread = Thread { got.value = resolve(container) }
         thread.start()
         #expect(waits(for: held.entered, "the build started"))
-        Self.reset(how, scope, in: container)
+        reset(how, scope, in: container)
         held.proceed.signal()
         #expect(finishes(within: 20, "the caller's resolve") { while got.value == nil { usleep(1_000) } })
         let pool = try #require(got.value)
         #expect(!pool.isClosed, "the caller's instance was never held by the scope")
         #expect(released.value == 0)
-        let next = container.resolve(Pool.self, argument: "n42")
+        // Not kept: the next resolve builds anew, and a later reset releases that one, once.
+        let next = resolve(container)
         #expect(next !== pool)
-        Self.reset(how, scope, in: container)
+        reset(how, scope, in: container)
         #expect(released.value == 1)
+        #expect(next.isClosed && !pool.isClosed)
     }
 
     @Test(arguments: Reset.allCases)
