@@ -180,4 +180,81 @@ struct FailedCycleBuildTests {
         #expect(hub.left === container.resolve(Left.self))
         #expect(hub.right === container.resolve(Right.self))
     }
+
+    final class Logger: Sendable {}
+
+    @Test func aServiceBuiltBesideTheCycleIsKeptWhenTheLenderFails() throws {
+        // Account lends its instance to Ledger, then asks for Logger, which holds nothing of the cycle: Logger is
+        // built once and kept, whatever becomes of Account.
+        let container = DIContainer()
+        let failing = Cell<Bool>(true)
+        let loggers = Counter()
+        let releasedLoggers = Counter()
+        container.register { () -> Logger in
+            loggers.increment()
+            return Logger()
+        }
+        .scope(.singleton).onRelease { _ in releasedLoggers.increment() }
+        container.register { Account() }.scope(.singleton)
+            .resolveProperties { r, account in
+                account.ledger = try r.resolve()
+                _ = try r.resolve(Logger.self)
+                if failing.value == true {
+                    throw Flaky()
+                }
+            }
+        container.register { Ledger() }.scope(.singleton)
+            .resolveProperties { r, ledger in ledger.account = try r.resolve() }
+
+        #expect(throws: ResolutionError.self) { try container.resolveThrowing(Account.self) }
+        failing.value = false
+        _ = container.resolve(Account.self)
+        _ = container.resolve(Logger.self)
+        #expect(loggers.value == 1, "Logger was built once")
+        #expect(releasedLoggers.value == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func aResolveInTheOnReleaseOfAServiceDroppedInAnAsyncResolutionDoesNotHang(warmUp: Bool) async throws {
+        let container = DIContainer()
+        let failing = Cell<Bool>(true)
+        let rebuilt = Collector<Ledger>()
+        do {
+            // In a block of its own: an open registration chain is seen only by the task that holds it.
+            let account = container.register { Account() }.scope(.singleton)
+                .resolveProperties { r, account in
+                    account.ledger = try r.resolve()
+                    if failing.value == true {
+                        failing.value = false
+                        throw Flaky()
+                    }
+                }
+            if warmUp {
+                account.eager()
+            }
+        }
+        container.register { Ledger() }.scope(.singleton)
+            .resolveProperties { r, ledger in ledger.account = try r.resolve() }
+            .onRelease { [weak container] _ in
+                if let container, rebuilt.values.isEmpty {
+                    rebuilt.append(container.resolve(Ledger.self))
+                }
+            }
+
+        #expect(failing.value == true)
+        let outcome = await completes("the async resolution whose lender failed") {
+            if warmUp {
+                _ = try? await container.warmUp()
+            } else {
+                _ = try? await container.resolveAsync(Account.self)
+            }
+        }
+        #expect(outcome != nil)
+        #expect(failing.value == false, "the async resolution's first build failed")
+        let ledger = container.resolve(Ledger.self)
+        let resolved = container.resolve(Account.self)
+        #expect(rebuilt.values.first === ledger)
+        #expect(ledger.account === resolved)
+        #expect(resolved.ledger === ledger)
+    }
 }

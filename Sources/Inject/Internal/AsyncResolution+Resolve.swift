@@ -96,6 +96,7 @@ extension AsyncResolution {
         if let (frame, index) = parent?.find(entry, in: home, argument) {
             if let inProgress = frame.instanceInProgress {
                 frame.markLent()
+                parent?.taintUp(to: frame)
                 return unsafeDowncast(inProgress, to: Box<T>.self).value
             }
             // A forward: its registration's frame, further up, decides (see the synchronous path).
@@ -183,7 +184,7 @@ extension AsyncResolution {
         do {
             return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
                 let value = try await build(entry, frame: frame, code, argument, gate: slot)
-                if let lender = parent?.innermostLender {
+                if frame.isTainted, let lender = parent?.innermostLender {
                     // Built while a build up the chain lends its unfinished instance: kept back until that one ends.
                     slot.holdPublication()
                     lender.addDependent(slot)
@@ -343,7 +344,11 @@ private struct InlineBuild<T>: @unchecked Sendable {
                     Parking.shared.endInlineBuild(builder)
                 }
             }
-            return Built(value: try context.build(entry, in: frame.container, code, argument, gate: gate))
+            let value = try context.build(entry, in: frame.container, code, argument, gate: gate)
+            if context.lentCount > 0, context.lastBuildTainted {
+                frame.markTainted()  // the async fill that runs this build holds it back
+            }
+            return Built(value: value)
         }
     }
 }

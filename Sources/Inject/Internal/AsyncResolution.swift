@@ -31,6 +31,8 @@ final class AsyncResolution: @unchecked Sendable {
         var resolvedAsync: Set<ObjectIdentifier> = []
         /// Builds under way elsewhere whose instances this resolution took in a cycle across threads or tasks.
         var borrowed: [any Gate] = []
+        /// What failed lenders left, dropped when the resolution ends (see `ResolutionContext+Lending.swift`).
+        var dropped: [any InstanceCache] = []
     }
 
     private let state = Locked(State())
@@ -77,6 +79,11 @@ final class AsyncResolution: @unchecked Sendable {
         state.withLock { $0.resolvedAsync.contains(ObjectIdentifier(entry)) }
     }
 
+    /// Notes what a failed lender left, to drop when the resolution ends.
+    func addDropped(_ caches: [any InstanceCache]) {
+        state.withLock { $0.dropped += caches }
+    }
+
     /// Notes builds under way elsewhere whose instances this resolution took while they were in
     /// `resolveProperties`.
     func addBorrowed(_ gates: [any Gate]) {
@@ -116,14 +123,18 @@ final class AsyncResolution: @unchecked Sendable {
 
     /// Ends the resolution: its graph-scope instances go, and its build events reach their observers.
     func finish() {
-        let (dropped, finished) = state.withLock { state in
+        let (dropped, finished, left) = state.withLock { state in
             defer {
                 state.graph.removeAll()
                 state.events.removeAll()
+                state.dropped.removeAll()
             }
-            return (state.graph, state.events)
+            return (state.graph, state.events, state.dropped)
         }
         _ = dropped  // released outside the lock: a deinit is user code
+        for cache in left {
+            cache.reset()  // onRelease runs, with no lock held and every build of this resolution finished
+        }
         if !finished.isEmpty {
             DIContainer.deliver(finished, resolvedThrough: top)
         }
@@ -154,6 +165,8 @@ final class AsyncFrame: @unchecked Sendable {
         /// `ResolutionContext+Lending.swift`.
         var lent = false
         var dependents: [any InstanceCache] = []
+        /// Whether a build up the chain lent its instance to this build's subtree, which may hold it.
+        var tainted = false
     }
 
     private let progress = Locked(Progress())
@@ -212,6 +225,24 @@ final class AsyncFrame: @unchecked Sendable {
         progress.withLock { $0.lent = true }
     }
 
+    /// Marks this build as one that may hold an instance lent up the chain.
+    func markTainted() {
+        progress.withLock { $0.tainted = true }
+    }
+
+    var isTainted: Bool {
+        progress.withLock { $0.tainted }
+    }
+
+    /// Marks this frame and its ancestors below `lender` as tainted: they asked for `lender`'s unfinished instance.
+    func taintUp(to lender: AsyncFrame) {
+        var current: AsyncFrame? = self
+        while let frame = current, frame !== lender {
+            frame.markTainted()
+            current = frame.parent
+        }
+    }
+
     /// This frame or the innermost ancestor whose instance in progress was handed back, if any.
     var innermostLender: AsyncFrame? {
         var current: AsyncFrame? = self
@@ -244,9 +275,8 @@ final class AsyncFrame: @unchecked Sendable {
         }
         guard lent, !dependents.isEmpty else { return }
         if !succeeded {
-            for dependent in dependents {
-                dependent.reset()
-            }
+            // Dropped when the resolution ends, once every build of it has finished.
+            resolution.addDropped(dependents)
         } else if let next = parent?.innermostLender {
             for dependent in dependents {
                 next.addDependent(dependent)

@@ -212,6 +212,11 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
         state.withLock { $0.publicationHeld = true }
     }
 
+    /// Whether the stored instance is kept back from publication (see ``holdPublication()``).
+    var isPublicationHeld: Bool {
+        state.withLock { $0.publicationHeld }
+    }
+
     /// Publishes the stored instance that ``holdPublication()`` kept back, if it is still stored.
     func releasePublication() {
         let storage = state.withLock { state -> UnsafeMutableRawPointer? in

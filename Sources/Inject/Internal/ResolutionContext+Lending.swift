@@ -1,12 +1,14 @@
 /// Builds that got an unfinished instance back, and what becomes of them when that instance's build fails.
 ///
 /// A `resolveProperties` cycle is closed by handing back the instance of a build still in its `resolveProperties`:
-/// the frame *lends* it. A shared instance built after that, while the lender is still on the stack, may hold it
-/// (the cycle's other member does). If the lender's `resolveProperties` then throws, its instance is not the
-/// service's and never will be: what was built on it must not be kept either, or a singleton would hold an instance
-/// that no resolve hands out, for good. So such a build is stored but not published for lock-free reads until its
-/// lender's build ends: kept when the lender succeeds (or handed on to the next lender further down, which may still
-/// fail), dropped when it fails.
+/// the frame *lends* it. The builds on the stack above the lender asked for it and may hold it (the cycle's other
+/// member does): they are *tainted*, and so is a build that reads an instance held back for a lender. If the lender's
+/// `resolveProperties` then throws, its instance is not the service's and never will be: what a tainted build made
+/// must not be kept either, or a singleton would hold an instance that no resolve hands out, for good. So a tainted
+/// shared build is stored but not published for lock-free reads until its lender's build ends: kept when the lender
+/// succeeds (or handed on to the next lender further down, which may still fail), dropped when it fails, once the
+/// failing resolution has ended (for an async resolution, when it finishes), so that a resolve in an `onRelease`
+/// starts afresh. A build beside the cycle (a logger the lender's closure asks for next) is not tainted, and stays.
 ///
 /// Only the frames of this thread's resolution lend and settle here; a build on another thread that took an instance
 /// (a cycle across threads) waits for the lender instead (see ``ResolutionContext/borrowed``).
@@ -21,21 +23,39 @@ extension ResolutionContext {
         unsafeMutableAddress { dependentsStorage }
     }
 
-    /// The frame at `index` hands its unfinished instance back.
+    /// Whether the build that ended last was tainted: set as each build ends while a frame lends.
+    var lastBuildTainted: Bool {
+        unsafeAddress { UnsafePointer(lastTaintedStorage) }
+        unsafeMutableAddress { lastTaintedStorage }
+    }
+
+    /// The frame at `index` hands its unfinished instance back: the builds above it, which asked for it, may hold it.
     @inline(never)
     func lend(at index: Int) {
         if markLent(at: index) {
             lentCount += 1
         }
+        taint(above: index)
     }
 
-    /// A shared build ended, storing its instance in `slot`, while a lender is on the stack: it is kept back from
-    /// publication and settled with the innermost lender.
+    /// A shared build ended, storing its instance in `slot`, while a lender is on the stack. If the build was
+    /// tainted (the instance was lent to its subtree), it is kept back from publication and settled with the
+    /// innermost lender; a build beside the cycle (a logger the lender's closure asks for next) is not.
     @inline(never)
     func noteDependent<T>(_ slot: InstanceSlot<T>) {
+        guard lastBuildTainted else { return }
+        lastBuildTainted = false
         guard let lender = innermostLender(below: frames.count) else { return }
         slot.holdPublication()
         dependents.append((lender, slot))
+    }
+
+    /// A read, while a frame lends, found `slot` holding an instance kept back for a lender: the builds on the
+    /// stack above the innermost lender now hold it too.
+    @inline(never)
+    func noteRead<T>(of slot: InstanceSlot<T>) {
+        guard slot.isPublicationHeld, let lender = innermostLender(below: frames.count) else { return }
+        taint(above: lender)
     }
 
     /// The innermost frame below `depth` that lent its instance, if any.
@@ -85,6 +105,15 @@ extension ResolutionContext {
         }
     }
 
+    /// Hands what failed lenders left to `resolution`, which drops it when it ends: the slots of this segment's
+    /// builds are not finished yet, and a resolve in an `onRelease` must find them finished.
+    @inline(never)
+    func handOverDrops(to resolution: AsyncResolution) {
+        guard !droppedStorage.pointee.isEmpty else { return }
+        resolution.addDropped(droppedStorage.pointee)
+        droppedStorage.pointee.removeAll()
+    }
+
     /// Ends a seeded segment of an async resolution whose frames (`chain`, at the bottom of the stack) lent their
     /// instances: each async frame that lent is marked, and settles what was built on it when its build ends.
     @inline(never)
@@ -92,8 +121,13 @@ extension ResolutionContext {
         let settled = dependents
         dependents.removeAll()
         lentCount = 0
-        for index in chain.indices where frames[index].lent {
-            chain[index].markLent()
+        for index in chain.indices {
+            if frames[index].lent {
+                chain[index].markLent()
+            }
+            if frames[index].tainted {
+                chain[index].markTainted()
+            }
         }
         for dependent in settled {
             if dependent.lender < chain.count {

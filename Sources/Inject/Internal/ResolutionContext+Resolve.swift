@@ -389,14 +389,19 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         do {
-            return try slot.instance(thread: ObjectIdentifier(self)) {
+            let value = try slot.instance(thread: ObjectIdentifier(self)) {
                 let value = try build(entry, in: home, code, argument, gate: slot)
                 if lentCount > 0 {
-                    // Built while a build further down lends its unfinished instance: kept back until that one ends.
+                    // Built while a build further down lends its unfinished instance: kept back until that one ends,
+                    // if the lent instance reached it.
                     noteDependent(slot)
                 }
                 return value
             }
+            if lentCount > 0 {
+                noteRead(of: slot)
+            }
+            return value
         } catch let deadlock as Parking.Deadlock {
             throw crossThreadCycle(deadlock.chain, waitingFor: entry)
         } catch InstanceSlot<T>.Failure.recursion {
@@ -551,6 +556,9 @@ extension ResolutionContext {
             if lentCount > 0 {
                 settleInnermostLender(succeeded: true)
             }
+        }
+        if lentCount > 0 {
+            lastBuildTainted = isInnermostTainted
         }
         return value
     }

@@ -49,7 +49,7 @@ extension ResolutionContext {
             }
             overlay = nil
             asyncResolution = nil
-            dropWhatFailedLendersLeft()
+            handOverDrops(to: resolution)
             if !borrowed.isEmpty {
                 // The async resolution waits for them when its top-level request ends.
                 resolution.addBorrowed(borrowed)

@@ -32,6 +32,8 @@ final class ResolutionContext {
         var nestedNanoseconds: UInt64 = 0
         /// Whether `inProgress` was handed back (see `ResolutionContext+Lending.swift`).
         var lent = false
+        /// Whether a frame further down lent its instance to this build's subtree, which may hold it.
+        var tainted = false
     }
 
     struct GraphKey: Hashable {
@@ -69,6 +71,8 @@ final class ResolutionContext {
     /// What a failed lender's build left to drop, dropped once the resolution is at rest: see
     /// `ResolutionContext+Lending.swift`.
     let droppedStorage: UnsafeMutablePointer<[any InstanceCache]>
+    /// Whether the build that ended last on this thread was tainted (only kept while a frame lends).
+    let lastTaintedStorage: UnsafeMutablePointer<Bool>
 
     /// The registrations being built, outermost first: a view of the stack, valid until the next push or pop.
     var frames: UnsafeBufferPointer<Frame> {
@@ -130,6 +134,20 @@ final class ResolutionContext {
         return true
     }
 
+    /// Marks every frame above `index` as tainted: their builds may hold what the frame at `index` lent.
+    func taint(above index: Int) {
+        var current = index + 1
+        while current < depthStorage.pointee {
+            frameBuffer[current].tainted = true
+            current += 1
+        }
+    }
+
+    /// Whether the innermost frame is tainted.
+    var isInnermostTainted: Bool {
+        frameBuffer[depthStorage.pointee - 1].tainted
+    }
+
     /// Whether the innermost frame lent its instance; clears the mark.
     func takeInnermostLent() -> Bool {
         let index = depthStorage.pointee - 1
@@ -185,6 +203,8 @@ final class ResolutionContext {
         dependentsStorage.initialize(to: [])
         droppedStorage = .allocate(capacity: 1)
         droppedStorage.initialize(to: [])
+        lastTaintedStorage = .allocate(capacity: 1)
+        lastTaintedStorage.initialize(to: false)
     }
 
     deinit {
@@ -216,6 +236,7 @@ final class ResolutionContext {
         dependentsStorage.deallocate()
         droppedStorage.deinitialize(count: 1)
         droppedStorage.deallocate()
+        lastTaintedStorage.deallocate()
     }
 
     /// This context as a pointer: the identity of its thread, for ``Configurer``.
