@@ -219,14 +219,18 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
 
     /// Publishes the stored instance that ``holdPublication()`` kept back, if it is still stored.
     func releasePublication() {
-        let storage = state.withLock { state -> UnsafeMutableRawPointer? in
+        guard let publishTo else {
+            state.withLock { $0.publicationHeld = false }
+            return
+        }
+        // Copied under the lock: a replacement of the registration may reset the slot as soon as it is let go.
+        let value = state.withLock { state -> T? in
             guard state.publicationHeld else { return nil }
             state.publicationHeld = false
-            return state.storage
+            return state.storage.map { $0.assumingMemoryBound(to: T.self).pointee }
         }
-        if let storage, let publishTo {
-            // The storage lives until a reset, which a published singleton never gets: read it outside the lock.
-            publishTo.publishValueOnce(storage.assumingMemoryBound(to: T.self).pointee)
+        if let value {
+            publishTo.publishValueOnce(value)
         }
     }
 
@@ -236,7 +240,13 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
 
     func waitForBuildEnd(thread: ObjectIdentifier) {
         // Counted as a waiter, so that the build's end wakes this thread.
-        guard state.withLock({ state in state.builder.map { _ in state.waiters += 1 } != nil }) else { return }
+        let building = state.withLock { state in
+            if state.builder != nil {
+                state.waiters += 1
+            }
+            return state.builder != nil
+        }
+        guard building else { return }
         defer { state.withLock { $0.waiters -= 1 } }
         try? Parking.shared.wait(for: self, thread: thread)
     }
