@@ -337,7 +337,8 @@ extension DIContainer {
     fileprivate static func checkLazyDependencies(_ recorder: ValidationRecorder, _ problems: inout ProblemCollector) {
         while case let checks = recorder.takeLazyChecks(), !checks.isEmpty {
             for check in checks {
-                let origin = check.source.map { ResolutionContext.Origin(source: $0, kind: .lazy) }
+                let isWeak = "\(check.site.wrapper)" == "@WeakInjected"
+                let origin = check.source.map { ResolutionContext.Origin(source: $0, kind: isWeak ? .weak : .lazy) }
                 let kept = recorder.keptFailureCount
                 defer { recorder.attributeKeptFailures(since: kept, to: check.site) }
                 let failure: ResolutionError? = inTopLevelOrigin(origin) {
@@ -350,7 +351,7 @@ extension DIContainer {
                 }
                 if let failure {
                     problems.add(failure, at: check.site.location)
-                } else if "\(check.site.wrapper)" == "@WeakInjected" {
+                } else if isWeak {
                     problems.addWeakPropertyOfANewInstance(check.site, through: check.container)
                 }
             }
@@ -402,7 +403,7 @@ extension DependencyGraph {
                 case .missing(let service): to = missingIndex[service]
                 }
                 if let to, drawn.insert(from &* nodes.count &+ to).inserted {
-                    edges.append(Edge(from: from, to: to, isLazy: dependency.kind == .lazy))
+                    edges.append(Edge(from: from, to: to, isLazy: dependency.kind.isOnFirstRead))
                 }
             }
         }

@@ -74,6 +74,30 @@ private final class InjectedGreeterBridge: @unchecked Sendable {
     @Injected(container: injectedGreeterContainer) var greeter: Greeter
 }
 
+private let weakBridgeContainer = DIContainer()
+
+/// Holds its session service weakly: when a reset drops it, the property reads `nil`, never a stale one.
+private final class WeakBridge: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in the implicit initialiser, and never reassigned.
+    @WeakInjected(container: weakBridgeContainer) var held: Held?
+}
+
+private let weakScopedBridgeContainer = DIContainer()
+
+/// Holds a `.scoped` service weakly from the root: it reads the root's own instance, which no child scope shares.
+private final class WeakScopedBridge: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in the implicit initialiser, and never reassigned.
+    @WeakInjected(container: weakScopedBridgeContainer) var held: Held?
+}
+
+private let lazyBridgeContainer = DIContainer()
+
+/// Holds its session service through `@LazyInjected`: strongly, once read.
+private final class LazyBridge: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in the implicit initialiser; it guards its own first read.
+    @LazyInjected(container: lazyBridgeContainer) var held: Held
+}
+
 struct CaptiveDependencyTests {
     // MARK: Flagged
 
@@ -252,6 +276,43 @@ struct CaptiveDependencyTests {
         #expect(problem.location == registeredAt(bridgeLine))
         #expect(problem.message.contains("InjectedBridge"), "\(problem)")
         #expect(problem.message.contains("Held"), "\(problem)")
+    }
+
+    @Test func aCaptiveHeldThroughALazyInjectedPropertyIsFlagged() throws {
+        let container = lazyBridgeContainer
+        container.register(Held.self) { Held() }.scope(.session)
+        container.register(LazyBridge.self) { LazyBridge() }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
+        #expect(problem.message.contains("LazyBridge"), "\(problem)")
+    }
+
+    @Test func aServiceHeldThroughAWeakInjectedPropertyIsNotCaptive() throws {
+        let container = weakBridgeContainer
+        container.register(Held.self) { Held() }.scope(.session)
+        container.register(WeakBridge.self) { WeakBridge() }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        #expect(report.problems(ofKind: .captiveDependency).isEmpty, "\(report)")
+        // What the warning would have said does not happen: after the reset the property reads nil, not a stale one.
+        let bridge = container.resolve(WeakBridge.self)
+        #expect(bridge.held != nil)
+        container.reset(.session)
+        #expect(bridge.held == nil)
+    }
+
+    @Test func anApplicationWideServiceReadingTheRootsScopedServiceWeaklyIsFlagged() throws {
+        let container = weakScopedBridgeContainer
+        container.register(Held.self) { Held() }.scope(.scoped)
+        container.register(WeakScopedBridge.self) { WeakScopedBridge() }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
+        #expect(problem.description.contains("reads the root container's own Held"), "\(problem)")
     }
 
     @Test func aCaptiveReachedThroughImplementsAndAnInjectedPropertyIsFlagged() throws {

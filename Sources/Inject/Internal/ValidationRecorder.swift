@@ -62,8 +62,14 @@ final class ValidationRecorder: @unchecked Sendable {
         case factory
         /// By `resolveProperties`, after the factory returned: the instance exists and can be handed back.
         case properties
-        /// By `@LazyInjected` or `@WeakInjected`: on first read, never while the holder is built.
+        /// By `@LazyInjected`: on first read, never while the holder is built; held strongly from then on.
         case lazy
+        /// By `@WeakInjected`: on first read, and held weakly, so the holder never keeps the instance alive.
+        case weak
+
+        /// Whether the dependency is asked for on first read, after the holder is built (`@LazyInjected`,
+        /// `@WeakInjected`): such an edge cannot close a cycle.
+        var isOnFirstRead: Bool { self >= .lazy }
 
         static func < (lhs: EdgeKind, rhs: EdgeKind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -261,7 +267,7 @@ final class ValidationRecorder: @unchecked Sendable {
             var edges: [ObjectIdentifier: [(to: ObjectIdentifier, kind: EdgeKind)]] = [:]
             for (source, dependencies) in state.dependencies {
                 guard case .node(let node) = source else { continue }
-                for edge in dependencies where edge.kind != .lazy {
+                for edge in dependencies where !edge.kind.isOnFirstRead {
                     if case .node(let to) = edge.to {
                         edges[node.entry, default: []].append((to.entry, edge.kind))
                     }

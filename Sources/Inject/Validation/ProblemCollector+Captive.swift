@@ -18,7 +18,9 @@ extension ProblemCollector {
     /// `.graph` and `.weak` instances it asked for, which it holds (a `.weak` one lives as long as the holder keeps
     /// it, and hands what it holds to everyone who resolves it meanwhile). Holding a `.transient`, `.graph` or
     /// `.weak` instance is not itself flagged: those are built fresh by design, and flagging them buries the real
-    /// finding under dozens of warnings in every real app.
+    /// finding under dozens of warnings in every real app. What a `@WeakInjected` property holds, the holder does
+    /// not keep alive: when its life ends the property reads `nil`, not a stale instance, so it is flagged only when
+    /// the holder reads an instance that is not the one its child scopes share.
     mutating func addCaptiveDependencies(in seen: ValidationRecorder.State) {
         let entriesByID = seen.entriesByID
         for case .node(let holderNode) in seen.sources {
@@ -28,14 +30,23 @@ extension ProblemCollector {
                 continue
             }
             var visited: Set<ValidationRecorder.Node> = [holderNode]
-            var pending: [(node: ValidationRecorder.Node, via: [EntryBase])] = [(holderNode, [])]
-            while let (node, via) = pending.popLast() {
-                for case .node(let target) in (seen.dependencies[.node(node)] ?? []).map(\.to) {
-                    guard visited.insert(target).inserted, let held = entriesByID[target.entry] else { continue }
+            var pending: [(node: ValidationRecorder.Node, via: [EntryBase], weakly: Bool)] = [(holderNode, [], false)]
+            while let (node, via, weakly) = pending.popLast() {
+                for edge in seen.dependencies[.node(node)] ?? [] {
+                    guard case .node(let target) = edge.to, visited.insert(target).inserted,
+                        let held = entriesByID[target.entry]
+                    else { continue }
+                    let weakly = weakly || edge.kind == .weak
                     if held.isForward || held.scope == .transient || held.scope == .graph || held.scope == .weak {
-                        pending.append((target, via + [held]))
+                        pending.append((target, via + [held], weakly))
                     } else if let home = seen.containers[target.home],
-                        let ending = Self.ending(of: held, builtIn: home, heldBy: holder, builtIn: holderHome)
+                        let ending = Self.ending(
+                            of: held,
+                            builtIn: home,
+                            heldBy: holder,
+                            builtIn: holderHome,
+                            weakly: weakly
+                        )
                     {
                         addCaptive(holder: holder, held: held, via: via, ending: ending)
                     }
@@ -52,12 +63,14 @@ extension ProblemCollector {
         }
     }
 
-    /// How `held`, built in `home`, can end while `holder` goes on, in words; `nil` when it cannot.
+    /// How `held`, built in `home`, can end while `holder` goes on, in words; `nil` when it cannot, or when the
+    /// holder holds it `weakly` (through `@WeakInjected`) and so reads `nil` once it ends.
     private static func ending(
         of held: EntryBase,
         builtIn home: DIContainer,
         heldBy holder: EntryBase,
-        builtIn holderHome: DIContainer
+        builtIn holderHome: DIContainer,
+        weakly: Bool
     ) -> String? {
         let scope = held.scope
         // The container each instance lives in: a `.scoped` one in the container that resolved it, the other
@@ -69,15 +82,22 @@ extension ProblemCollector {
         case .transient, .graph, .weak:
             return nil
         case .singleton:
-            return endsWithAChild
+            return endsWithAChild && !weakly
                 ? "when the child scope that holds \(held.label) ends, \(holder.label) still holds it" : nil
         case .scoped:
             if endsWithAChild {
-                return "when the child scope that made \(held.label) ends, \(holder.label) still holds it"
+                return weakly
+                    ? nil : "when the child scope that made \(held.label) ends, \(holder.label) still holds it"
             }
             // Two `.scoped` instances of the same container live and end together.
             guard holder.scope != .scoped, heldContainer === holderContainer, holderContainer.parent == nil else {
                 return nil
+            }
+            if weakly {
+                return """
+                    \(held.label) is .scoped, one per child scope, but \(holder.label) is application-wide: it reads the \
+                    root container's own \(held.label), which no child scope shares
+                    """
             }
             return """
                 \(held.label) is .scoped, one per child scope, but \(holder.label) is application-wide: it holds the \
@@ -85,6 +105,7 @@ extension ProblemCollector {
                 leaves it with a stale one
                 """
         case .cached, .custom:
+            if weakly { return nil }
             if endsWithAChild {
                 return "when the child scope that holds \(held.label) ends, \(holder.label) still holds it"
             }

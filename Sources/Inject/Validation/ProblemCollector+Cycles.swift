@@ -116,7 +116,7 @@ private struct InstanceGraph {
         }
         for case .node(let source) in seen.sources {
             guard let from = number(source) else { continue }
-            for edge in seen.dependencies[.node(source)] ?? [] where edge.kind != .lazy {
+            for edge in seen.dependencies[.node(source)] ?? [] where !edge.kind.isOnFirstRead {
                 if case .node(let target) = edge.to, let to = number(target) {
                     edges[from].append(Edge(to: to, kind: edge.kind))
                 }

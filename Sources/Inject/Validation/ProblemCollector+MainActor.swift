@@ -9,7 +9,7 @@ extension ProblemCollector {
             guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isAsync, !asker.isForward else {
                 continue
             }
-            for edge in seen.dependencies[.node(node)] ?? [] where edge.kind != .lazy {
+            for edge in seen.dependencies[.node(node)] ?? [] where !edge.kind.isOnFirstRead {
                 guard case .node(let target) = edge.to, let needed = entriesByID[target.entry],
                     needed.isMainActor || (needed.isForward && Self.forwardsToMainActor(target, seen, entriesByID))
                 else { continue }
