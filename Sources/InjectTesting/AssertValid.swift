@@ -2,7 +2,8 @@ import Inject
 import Testing
 import XCTest
 
-/// Fails the current XCTest with the whole validation report when `container` has a validation error.
+/// Fails the current XCTest with the whole validation report when `container` has a validation error or a
+/// registration validation could not build.
 ///
 /// ```swift
 /// func testWiringIsValid() {
@@ -11,7 +12,10 @@ import XCTest
 /// ```
 ///
 /// It runs `DIContainer.validationReport(building:)`: every registration of the container and its ancestors, and
-/// each root, is built in a throwaway scope. Warnings alone do not fail the test.
+/// each root, is built in a throwaway scope. Warnings do not fail the test, except that a registration validation
+/// could not build fails it, since nothing it needs was checked: an async factory (use
+/// ``assertValidAsync(_:building:file:line:)``), a `mainActorFactory` one off the main actor, an argument
+/// registration without `.validationArgument(...)`.
 ///
 /// - Parameters:
 ///   - container: The container to validate.
@@ -26,13 +30,13 @@ public func assertValid(
     line: UInt = #line
 ) {
     let report = container.validationReport(roots: roots)
-    if !report.isValid {
-        XCTFail("the container is not valid: \(report)", file: file, line: line)
+    if let failure = validationFailure(of: report, asyncForm: "assertValidAsync") {
+        XCTFail(failure, file: file, line: line)
     }
 }
 
-/// Records a Swift Testing issue with the whole validation report when `container` has a validation error: the
-/// Swift Testing counterpart of ``assertValid(_:building:file:line:)``.
+/// Records a Swift Testing issue with the whole validation report when `container` has a validation error, or a
+/// registration validation could not build: the Swift Testing counterpart of ``assertValid(_:building:file:line:)``.
 ///
 /// ```swift
 /// @Test func wiringIsValid() {
@@ -51,7 +55,8 @@ public func expectValid(
     building roots: (() -> Any)...,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> ValidationReport {
-    expectValid(container.validationReport(roots: roots), sourceLocation: sourceLocation) { comment, location in
+    let report = container.validationReport(roots: roots)
+    return expectValid(report, asyncForm: "expectValidAsync", sourceLocation: sourceLocation) { comment, location in
         Issue.record(comment, sourceLocation: location)
     }
 }
@@ -59,19 +64,45 @@ public func expectValid(
 /// Records `report` through `record` when it is not valid: what ``expectValid(_:building:sourceLocation:)`` does,
 /// with the recording passed in so that this package's tests can read it without recording a real issue. `package`
 /// access: a test hook, not public API.
+///
+/// - Parameter asyncForm: The async function to suggest for what a synchronous validation cannot build, or `nil` when
+///   `report` comes from an async one.
+@discardableResult
 package func expectValid(
     _ report: ValidationReport,
+    asyncForm: String?,
     sourceLocation: SourceLocation,
     record: (Comment, SourceLocation) -> Void
 ) -> ValidationReport {
-    if !report.isValid {
-        record("the container is not valid: \(report)", sourceLocation)
+    if let failure = validationFailure(of: report, asyncForm: asyncForm) {
+        record(Comment(rawValue: failure), sourceLocation)
     }
     return report
 }
 
-/// Fails the current XCTest with the whole validation report when `container` has a validation error, building
-/// async factories too: ``assertValid(_:building:file:line:)`` for a container with async registrations.
+/// Why a test that validates fails on `report`: its errors, or the registrations validation could not build, whose
+/// wiring it then did not check at all (a test that passes on them would vouch for what nobody looked at); `nil`
+/// when the test passes. Other warnings do not fail it.
+///
+/// - Parameter asyncForm: The async function to suggest for what a synchronous validation cannot build (async
+///   factories, and `mainActorFactory` registrations off the main actor), or `nil` when `report` comes from one.
+package func validationFailure(of report: ValidationReport, asyncForm: String?) -> String? {
+    if !report.isValid {
+        return "the container is not valid: \(report)"
+    }
+    let unbuilt = report.problems.filter { $0.kind == .notBuilt }
+    guard !unbuilt.isEmpty else { return nil }
+    let services = unbuilt.map(\.service).joined(separator: ", ")
+    let count = unbuilt.count == 1 ? "1 registration" : "\(unbuilt.count) registrations"
+    let async = asyncForm.map { " (\($0) builds async factories, and main-actor ones from any thread)" } ?? ""
+    return """
+        validation could not build \(count) (\(services)), so nothing \(unbuilt.count == 1 ? "it needs" : "they need") \
+        was checked: fix each "not built" warning as it says\(async). \(report)
+        """
+}
+
+/// Fails the current XCTest with the whole validation report when `container` has a validation error or a
+/// registration validation could not build, building async factories too: ``assertValid(_:building:file:line:)`` for a container with async registrations.
 ///
 /// ```swift
 /// func testWiringIsValid() async {
@@ -79,7 +110,9 @@ package func expectValid(
 /// }
 /// ```
 ///
-/// It runs `DIContainer.validationReportAsync()`. Warnings alone do not fail the test.
+/// It runs `DIContainer.validationReportAsync()`, which builds `mainActorFactory` registrations on the main actor
+/// too. Warnings do not fail the test, except that an argument registration validation could not build (it has no
+/// `.validationArgument(...)`) fails it, since nothing it needs was checked.
 ///
 /// - Parameters:
 ///   - container: The container to validate.
@@ -93,13 +126,13 @@ public func assertValidAsync(
     line: UInt = #line
 ) async {
     let report = await container.validationReportAsync(roots: roots)
-    if !report.isValid {
-        XCTFail("the container is not valid: \(report)", file: file, line: line)
+    if let failure = validationFailure(of: report, asyncForm: nil) {
+        XCTFail(failure, file: file, line: line)
     }
 }
 
-/// Records a Swift Testing issue with the whole validation report when `container` has a validation error, building
-/// async factories too: ``expectValid(_:building:sourceLocation:)`` for a container with async registrations.
+/// Records a Swift Testing issue with the whole validation report when `container` has a validation error or a
+/// registration validation could not build, building async factories too: ``expectValid(_:building:sourceLocation:)`` for a container with async registrations.
 ///
 /// ```swift
 /// @Test func wiringIsValid() async {
@@ -119,7 +152,7 @@ public func expectValidAsync(
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> ValidationReport {
     let report = await container.validationReportAsync(roots: roots)
-    return expectValid(report, sourceLocation: sourceLocation) { comment, location in
+    return expectValid(report, asyncForm: nil, sourceLocation: sourceLocation) { comment, location in
         Issue.record(comment, sourceLocation: location)
     }
 }

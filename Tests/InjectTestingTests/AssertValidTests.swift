@@ -30,10 +30,37 @@ private func makeValidContainer() -> DIContainer {
     return container
 }
 
-/// Only a warning: a registration that takes an argument and has no sample argument for `validate()`.
+/// Only a warning, and everything built: a singleton that holds a `.cached` service (a captive dependency).
 private func makeContainerWithOnlyWarnings() -> DIContainer {
-    let container = makeValidContainer()
-    container.register(Widget.self, name: "numbered") { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+    let container = DIContainer()
+    container.register(Widget.self) { Widget(serial: 0) }.scope(.cached)
+    container.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }.scope(.singleton)
+    return container
+}
+
+/// Valid as far as validation can tell, with one registration it cannot build (and so does not check): an argument
+/// registration without a sample argument, whose factory needs a service nothing registers.
+private func makeContainerWithAnUnbuiltArgumentRegistration() -> DIContainer {
+    let container = DIContainer()
+    container.register(Gadget.self) { (r: DIResolver, _: Int) in Gadget(widget: try r.resolve()) }
+    return container
+}
+
+/// The same with an async factory, which only the async forms build.
+private func makeContainerWithAnAsyncFactory() -> DIContainer {
+    let container = DIContainer()
+    container.register(Gadget.self) { r in
+        await Task.yield()
+        return Gadget(widget: try r.resolve())
+    }
+    .scope(.singleton)
+    return container
+}
+
+/// The same with a `mainActorFactory` registration, which a synchronous validation builds only on the main actor.
+private func makeContainerWithAMainActorFactory() -> DIContainer {
+    let container = DIContainer()
+    container.register(mainActorFactory: { r in Gadget(widget: try r.resolve()) })
     return container
 }
 
@@ -127,6 +154,17 @@ final class AssertValidFailureTests: XCTestCase {
         XCTAssertTrue(failures.first?.description.contains("@Injected Exploding at") == true)
     }
 
+    func testAssertValidFailsWhenARegistrationCouldNotBeBuilt() {
+        let failures = failures {
+            assertValid(makeContainerWithAnAsyncFactory())
+        }
+
+        XCTAssertEqual(failures.count, 1, "\(failures.map(\.description))")
+        let text = failures.first?.description ?? ""
+        XCTAssertTrue(text.contains("validation could not build 1 registration (Gadget)"), text)
+        XCTAssertTrue(text.contains("assertValidAsync"), text)
+    }
+
     func testAssertValidAsyncBuildsTheRootsItIsGiven() async {
         captured = []
         capturing = true
@@ -164,7 +202,7 @@ struct ExpectValidTests {
         var recorded: [String] = []
 
         // Through the hook that expectValid records with, so that the run does not print the report as an issue.
-        let returned = expectValid(container.validationReport(), sourceLocation: #_sourceLocation) { comment, _ in
+        let returned = expectValid(container.validationReport(), asyncForm: "expectValidAsync", sourceLocation: #_sourceLocation) { comment, _ in
             recorded.append(comment.rawValue)
         }
 
@@ -204,6 +242,7 @@ struct ExpectValidTests {
 
         let report = expectValid(
             container.validationReport(building: { ScreenNeedingAnUnregisteredService() }),
+            asyncForm: "expectValidAsync",
             sourceLocation: #_sourceLocation
         ) { comment, _ in recorded.append(comment.rawValue) }
 
@@ -232,6 +271,56 @@ struct ExpectValidTests {
         #expect(report.isValid)
         #expect(report.untimedProblems.isEmpty)
         #expect(report.checkedCount == 2)
+    }
+
+    @Test(arguments: [
+        ("an async factory", makeContainerWithAnAsyncFactory),
+        ("a main-actor factory off the main actor", makeContainerWithAMainActorFactory),
+        ("an argument registration without a sample", makeContainerWithAnUnbuiltArgumentRegistration),
+    ])
+    func expectValidRecordsAnIssueWhenARegistrationCouldNotBeBuilt(
+        _ what: String,
+        _ makeContainer: @Sendable () -> DIContainer
+    ) {
+        let report = makeContainer().validationReport()
+        #expect(report.isValid, "a registration that is not built has no error of its own: \(report)")
+        var recorded: [String] = []
+
+        expectValid(report, asyncForm: "expectValidAsync", sourceLocation: #_sourceLocation) { comment, _ in
+            recorded.append(comment.rawValue)
+        }
+
+        #expect(recorded.count == 1, "\(what): \(recorded)")
+        let text = recorded.joined()
+        #expect(text.contains("validation could not build 1 registration (Gadget)"), "\(text)")
+        #expect(text.contains("expectValidAsync builds async factories"), "\(text)")
+        #expect(text.contains("not built"), "\(text)")
+    }
+
+    @Test func expectValidAsyncFindsWhatTheSynchronousFormCouldNotBuild() async {
+        for makeContainer in [makeContainerWithAnAsyncFactory, makeContainerWithAMainActorFactory] {
+            let report = await makeContainer().validationReportAsync()
+            var recorded: [String] = []
+
+            expectValid(report, asyncForm: nil, sourceLocation: #_sourceLocation) { comment, _ in
+                recorded.append(comment.rawValue)
+            }
+
+            #expect(recorded.count == 1 && recorded.joined().contains("nothing is registered for Widget"), "\(recorded)")
+        }
+    }
+
+    @Test func expectValidAsyncRecordsAnIssueForAnArgumentRegistrationWithoutASample() async {
+        let report = await makeContainerWithAnUnbuiltArgumentRegistration().validationReportAsync()
+        var recorded: [String] = []
+
+        expectValid(report, asyncForm: nil, sourceLocation: #_sourceLocation) { comment, _ in
+            recorded.append(comment.rawValue)
+        }
+
+        #expect(recorded.count == 1, "\(recorded)")
+        #expect(recorded.joined().contains(".validationArgument(...)"), "\(recorded)")
+        #expect(!recorded.joined().contains("builds async factories"), "the async form has nothing better to suggest")
     }
 
     @Test func expectValidPassesWhenThereAreOnlyWarnings() {
