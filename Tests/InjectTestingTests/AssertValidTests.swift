@@ -202,7 +202,11 @@ struct ExpectValidTests {
         var recorded: [String] = []
 
         // Through the hook that expectValid records with, so that the run does not print the report as an issue.
-        let returned = expectValid(container.validationReport(), asyncForm: "expectValidAsync", sourceLocation: #_sourceLocation) { comment, _ in
+        let returned = expectValid(
+            container.validationReport(),
+            asyncForm: "expectValidAsync",
+            sourceLocation: #_sourceLocation
+        ) { comment, _ in
             recorded.append(comment.rawValue)
         }
 
@@ -306,7 +310,10 @@ struct ExpectValidTests {
                 recorded.append(comment.rawValue)
             }
 
-            #expect(recorded.count == 1 && recorded.joined().contains("nothing is registered for Widget"), "\(recorded)")
+            #expect(
+                recorded.count == 1 && recorded.joined().contains("nothing is registered for Widget"),
+                "\(recorded)"
+            )
         }
     }
 
