@@ -814,6 +814,82 @@ struct ValidationQuietnessTests {
         _ = try await container.resolveAsync(Ledger.self)
     }
 
+    @Test(arguments: [Scope.graph, .transient])
+    func anAsyncFactoryReachingAMainActorServiceThroughASynchronousOneIsAnError(middle: Scope) async throws {
+        let container = DIContainer()
+        container.register(Cart.self, mainActorFactory: { _ in Cart() })
+        container.register(Catalogue.self) { r in
+            _ = try r.resolve(Cart.self)
+            return Catalogue()
+        }
+        .scope(middle)
+        let line = #line + 1
+        container.register(Ledger.self) { (r: DIResolver) async throws in
+            await Task.yield()
+            _ = try r.resolve(Catalogue.self)  // built here, off the main actor, every time
+            return Ledger()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let problem = try #require(report.errors.first { $0.service == "Cart" }, "\(report)")
+        #expect(problem.location == registeredAt(line), "\(problem)")
+        #expect(problem.message.contains("resolves it synchronously through Catalogue"), "\(problem)")
+        #expect(problem.message.contains("this fails whoever resolves Ledger"), "\(problem)")
+        let error = try await #require(throws: ResolutionError.self) {
+            try await MainActor.run { Task { try await container.resolveAsync(Ledger.self) } }.value
+        }
+        #expect(error.kind == .notOnMainActor)
+    }
+
+    @Test @MainActor func anAsyncFactoryReachingAMainActorServiceThroughASingletonIsAWarning() async throws {
+        let container = DIContainer()
+        container.register(Cart.self, mainActorFactory: { _ in Cart() })
+        container.register(Catalogue.self) { r in
+            _ = try r.resolve(Cart.self)
+            return Catalogue()
+        }
+        .scope(.singleton)
+        container.register(Ledger.self) { (r: DIResolver) async throws in
+            await Task.yield()
+            _ = try r.resolve(Catalogue.self)
+            return Ledger()
+        }
+
+        let report = await container.validationReportAsync()
+
+        // Catalogue could be built first, on the main actor; then Ledger's factory reads it without building it.
+        let problem = try #require(report.warnings.first { $0.service == "Cart" }, "\(report)")
+        #expect(problem.message.contains("this fails unless Catalogue was built before, on the main actor"))
+        #expect(report.isValid, "\(report)")
+        _ = container.resolve(Catalogue.self)
+        _ = try await container.resolveAsync(Ledger.self)
+    }
+
+    @Test @MainActor func anEagerServiceReachingAMainActorServiceThroughASynchronousOneIsAnError() async throws {
+        let container = DIContainer()
+        container.register(Cart.self, mainActorFactory: { _ in Cart() })
+        container.register(Catalogue.self) { r in
+            _ = try r.resolve(Cart.self)
+            return Catalogue()
+        }
+        let line = #line + 1
+        container.register(Ledger.self) { r in
+            _ = try r.resolve(Catalogue.self)
+            return Ledger()
+        }
+        .scope(.singleton).eager()
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.errors.first { $0.service == "Ledger" }, "\(report)")
+        #expect(problem.location == registeredAt(line), "\(problem)")
+        #expect(problem.message.contains("Ledger resolves Cart through Catalogue"), "\(problem)")
+        #expect(problem.description.contains("warmUp() builds synchronous factories off the main actor"))
+        #expect(!(await container.validationReportAsync()).isValid)
+        await #expect(throws: StartupError.self) { try await container.warmUp() }
+    }
+
     final class Database: @unchecked Sendable {
         // @unchecked: set once by resolveProperties, before the instance is handed out.
         var engine: SyncEngine?

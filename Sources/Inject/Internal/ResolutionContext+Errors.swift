@@ -723,21 +723,37 @@ extension ResolutionContext {
             )
         case is NotOnMainActor:
             // The entry is on top of the stack; whoever asked for it is below it.
-            if let asker = frames.dropLast().last?.entry, asker.isAsync {
+            if let (asker, through) = asyncFactoryBelowTheTop() {
+                let route = through.map(\.label).joined(separator: " and ")
+                // A build in between that caches may have been made before, on the main actor; one that does not is
+                // built here, off it, every time.
+                let everyTime = through.allSatisfy { $0.scope == .transient || $0.scope == .graph }
+                let consequence =
+                    everyTime
+                    ? "this fails whoever resolves \(asker.label)"
+                    : "this fails unless \(route) was built before, on the main actor"
                 return askedOffTheMainActor(
                     entry,
                     by: asker,
                     path: path,
                     headline: """
                         \(entry.label) is registered with mainActorFactory at \(entry.location), so it is built on \
-                        the main actor, but \(asker.label)'s async factory resolves it synchronously, and an async \
-                        factory never runs on the main actor: this fails whoever resolves \(asker.label).
+                        the main actor, but \(asker.label)'s async factory resolves it synchronously\
+                        \(through.isEmpty ? "" : " through \(route)"), and an async factory never runs on the main \
+                        actor: \(consequence).
                         """,
-                    fix: """
+                    fix: through.first.map { first in
+                        """
+                        register \(first.label) with mainActorFactory too, and resolve it with try await \
+                        r.resolveAsync(\(Describe.type(first.serviceType)).self) in \(asker.label)'s factory, which hops \
+                        to the main actor to build it.
+                        """
+                    }
+                        ?? """
                         resolve it with try await r.resolveAsync(\(Describe.type(entry.serviceType)).self), which \
                         hops to the main actor to build it.
                         """,
-                    failsFromEveryCaller: true
+                    failsFromEveryCaller: everyTime
                 )
             }
             if asyncResolution?.startup != nil, let asker = frames.dropLast().last?.entry {
@@ -798,6 +814,19 @@ private func optionalType(of type: Any.Type) -> Any.Type {
 }
 
 extension ResolutionContext {
+    /// The async factory whose synchronous work built the chain on the stack up to its top, and the
+    /// synchronous builds in between, outermost first; `nil` when a `mainActorFactory` build, which runs on the main
+    /// actor, or the start of the request comes first. `implements` forwards are passed through.
+    fileprivate func asyncFactoryBelowTheTop() -> (EntryBase, through: [EntryBase])? {
+        var through: [EntryBase] = []
+        for frame in frames.dropLast().reversed() where !frame.entry.isForward {
+            if frame.entry.isAsync { return (frame.entry, through.reversed()) }
+            if frame.entry.isMainActor { return nil }
+            through.append(frame.entry)
+        }
+        return nil
+    }
+
     /// A main-actor registration resolved off the main actor by `asker`'s factory.
     fileprivate func askedOffTheMainActor(
         _ entry: EntryBase,

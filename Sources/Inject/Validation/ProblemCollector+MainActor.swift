@@ -2,55 +2,94 @@ extension ProblemCollector {
     /// Registrations whose synchronous factory (or `resolveProperties`) asks for a `mainActorFactory` registration,
     /// without being one: they can be resolved only from the main actor, and a resolve from any other thread or task
     /// fails there. `validate()` builds on the calling thread, where that works, so this is judged from the edges.
-    /// An error for an `.eager()` one, which `warmUp()` builds off the main actor; a warning for the others.
+    /// An error for an `.eager()` one, which `warmUp()` builds off the main actor, together with the synchronous
+    /// builds its factory asks for, so that one reached through them fails as well; a warning for the others (only
+    /// the one that asks directly: what resolves it is told by its own warning).
     mutating func addMainActorDependencies(in seen: ValidationRecorder.State) {
         let entriesByID = seen.entriesByID
         for case .node(let node) in seen.sources {
-            guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isAsync, !asker.isForward else {
+            guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isAsync, !asker.isForward,
+                let (needed, through) = Self.mainActorDependency(
+                    of: node,
+                    transitively: asker.isEager,
+                    seen,
+                    entriesByID
+                )
+            else {
                 continue
             }
-            for edge in seen.dependencies[.node(node)] ?? [] where !edge.kind.isOnFirstRead {
-                guard case .node(let target) = edge.to, let needed = entriesByID[target.entry],
-                    needed.isMainActor || (needed.isForward && Self.forwardsToMainActor(target, seen, entriesByID))
-                else { continue }
-                add(mainActorProblem(asker, needs: needed, eager: asker.isEager))
-                break
-            }
+            add(mainActorProblem(asker, needs: needed, through: through, eager: asker.isEager))
         }
     }
 
-    /// Whether the `implements` forward at `node` leads to a `mainActorFactory` registration.
-    private static func forwardsToMainActor(
-        _ node: ValidationRecorder.Node,
+    /// The first `mainActorFactory` registration that `node`'s build asks for synchronously, and the synchronous
+    /// builds in between (none unless `transitively`); `implements` forwards are passed through.
+    private static func mainActorDependency(
+        of node: ValidationRecorder.Node,
+        transitively: Bool,
         _ seen: ValidationRecorder.State,
         _ entriesByID: [ObjectIdentifier: EntryBase]
-    ) -> Bool {
-        (seen.dependencies[.node(node)] ?? []).contains { edge in
-            guard case .node(let target) = edge.to else { return false }
-            return entriesByID[target.entry]?.isMainActor == true
+    ) -> (EntryBase, through: [EntryBase])? {
+        var visited: Set<ValidationRecorder.Node> = [node]
+        var pending: [(node: ValidationRecorder.Node, through: [EntryBase])] = [(node, [])]
+        var next = 0
+        // Breadth first, so that the shortest route is the one named.
+        while next < pending.count {
+            let (node, through) = pending[next]
+            next += 1
+            for edge in seen.dependencies[.node(node)] ?? [] where !edge.kind.isOnFirstRead {
+                guard case .node(let target) = edge.to, let needed = entriesByID[target.entry] else { continue }
+                if needed.isMainActor { return (needed, through) }
+                guard visited.insert(target).inserted else { continue }
+                if needed.isForward {
+                    pending.append((target, through))
+                } else if transitively, !needed.isAsync {
+                    pending.append((target, through + [needed]))
+                }
+            }
         }
+        return nil
     }
 
-    private func mainActorProblem(_ asker: EntryBase, needs needed: EntryBase, eager: Bool) -> ValidationProblem {
+    private func mainActorProblem(
+        _ asker: EntryBase,
+        needs needed: EntryBase,
+        through: [EntryBase],
+        eager: Bool
+    ) -> ValidationProblem {
         let consequence =
             eager
             ? "it is .eager(), and warmUp() builds synchronous factories off the main actor, where that resolve fails"
             : "it can be resolved only from the main actor: a resolve from another thread or task fails"
+        let message: String
+        let fix: String
+        if through.isEmpty {
+            message = """
+                \(asker.label) resolves \(needed.label), which is registered with mainActorFactory and built on the \
+                main actor, but \(asker.label) is not: \(consequence).
+                """
+            fix = """
+                fix: register \(asker.label) with mainActorFactory too, or resolve \(needed.label) with \
+                r.resolveAsync from an async factory (which hops to the main actor)\(eager ? ", or remove .eager()" : "").
+                """
+        } else {
+            let between = through.map(\.label).joined(separator: " and ")
+            message = """
+                \(asker.label) resolves \(needed.label) through \(between); \(needed.label) is registered with \
+                mainActorFactory and built on the main actor, but \(asker.label) and \(between) are not: \(consequence).
+                """
+            fix = """
+                fix: register \(asker.label) and \(between) with mainActorFactory too, or remove .eager() and resolve \
+                \(asker.label) from @MainActor code after warmUp().
+                """
+        }
         return ValidationProblem(
             severity: eager ? .error : .warning,
             kind: .invalidRegistration,
             service: asker.label,
             location: asker.location,
-            message: """
-                \(asker.label) resolves \(needed.label), which is registered with mainActorFactory and built on the \
-                main actor, but \(asker.label) is not: \(consequence).
-                """,
-            details: [
-                """
-                fix: register \(asker.label) with mainActorFactory too, or resolve \(needed.label) with \
-                r.resolveAsync from an async factory (which hops to the main actor)\(eager ? ", or remove .eager()" : "").
-                """
-            ]
+            message: message,
+            details: [fix]
         )
     }
 }
