@@ -110,6 +110,8 @@ struct CaptiveDependencyTests {
         (.session, .cached),
         (.scoped, .cached),
         (.scoped, .session),
+        (.weak, .scoped),
+        (.weak, .cached),
     ])
     func aLongLivedServiceHoldingAResettableServiceIsCaptive(holderScope: Scope, heldScope: Scope) throws {
         let container = DIContainer()
@@ -186,8 +188,11 @@ struct CaptiveDependencyTests {
 
         let report = container.validationReport()
 
-        let problem = try #require(report.problems(ofKind: .captiveDependency).first, "\(report)")
+        let captives = report.problems(ofKind: .captiveDependency)
+        let problem = try #require(captives.first { $0.service == "Holder" }, "\(report)")
         #expect(problem.message.contains("through Middle (.weak)"), "\(problem)")
+        // Middle is flagged on its own too: while anyone holds it, every resolve gets it and its stale Held.
+        #expect(captives.map(\.service).sorted() == ["Holder", "Middle"], "\(report)")
     }
 
     // MARK: Not flagged

@@ -1,6 +1,6 @@
 extension ProblemCollector {
-    /// Captive dependencies: a `.singleton`, `.cached`, `.scoped` or custom-scope instance that holds an instance whose
-    /// life can end while the holder goes on, so that the holder keeps a stale one.
+    /// Captive dependencies: a `.singleton`, `.cached`, `.scoped`, `.weak` or custom-scope instance that holds an
+    /// instance whose life can end while the holder goes on, so that the holder keeps a stale one.
     ///
     /// Lifetimes are compared, not scope names. An instance lives in a container (a `.scoped` one in the container
     /// that resolved it, every other caching scope in its registration's container) and ends with that container,
@@ -55,11 +55,12 @@ extension ProblemCollector {
         }
     }
 
-    /// Scopes whose instances outlive a reset of another scope: the ones a captive dependency can be held by.
+    /// Scopes whose instances outlive a reset of another scope: the ones a captive dependency can be held by. A
+    /// `.weak` instance is one of them: while anyone holds it, every resolve gets it, with what it holds.
     private static func canCapture(_ scope: Scope) -> Bool {
         switch scope.kind {
-        case .singleton, .cached, .custom, .scoped: true
-        case .transient, .graph, .weak: false
+        case .singleton, .cached, .custom, .scoped, .weak: true
+        case .transient, .graph: false
         }
     }
 
