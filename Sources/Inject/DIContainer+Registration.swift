@@ -389,15 +389,14 @@ extension DIContainer {
 
     /// Drops this container's own `.scoped` instance(s) of `entry`; for good when `retiring` (the registration was
     /// replaced). A build under way goes to its caller and those waiting for it, and is not kept.
-    func dropScoped(_ entry: EntryBase, retiring: Bool = false) {
+    ///
+    /// - Returns: Whether there was an instance to drop.
+    @discardableResult
+    func dropScoped(_ entry: EntryBase, retiring: Bool = false) -> Bool {
         let dropped = state.withLock { $0.scopedSlots.removeValue(forKey: ObjectIdentifier(entry)) }
         // Outside the lock: onRelease and a deinit are user code.
-        guard let cache = dropped as? any InstanceCache else { return }
-        if retiring {
-            cache.retire()
-        } else {
-            cache.reset()
-        }
+        guard let cache = dropped as? any InstanceCache else { return false }
+        return retiring ? cache.retire() : cache.reset()
     }
 
     /// This container's own `.scoped` instances of the argument registration `entry`, one per argument value.

@@ -674,6 +674,37 @@ struct ValidationQuietnessTests {
         #expect(report.isValid)
     }
 
+    @Test(arguments: [Scope.singleton, .cached, .scoped, .weak])
+    func theSameCodeRegisteringAgainAfterItsInstanceWasBuiltIsAWarning(scope: Scope) throws {
+        // A module installed by two features, the first of which resolved what it registers in between.
+        let container = DIContainer()
+        let registrationLine = #line + 2
+        func installCore() {
+            container.register(Widget.self) { Widget(serial: 1) }.scope(scope)
+        }
+        installCore()
+        let first = container.resolve(Widget.self)
+        installCore()
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .invalidRegistration, in: report)
+        #expect(warning.location == registeredAt(registrationLine))
+        #expect(warning.message.contains("Widget (\(scope)) was registered again at"), "\(warning)")
+        #expect(warning.description.contains("the app has two"), "\(warning)")
+        #expect(report.isValid)
+        #expect(container.resolve(Widget.self) !== first, "what the warning says: a second instance")
+    }
+
+    @Test func theSameCodeRegisteringAgainBeforeAnythingWasBuiltIsNotFlagged() {
+        let container = DIContainer()
+        for _ in 0..<2 {
+            container.register(Widget.self) { Widget(serial: 1) }.scope(.singleton)
+        }
+
+        #expect(container.validationReport().untimedProblems.isEmpty)
+    }
+
     @Test func aTypeRegisteredThreeTimesIsOneWarningThatListsEveryPlaceInOrder() throws {
         let container = DIContainer()
         let firstLine = #line + 1

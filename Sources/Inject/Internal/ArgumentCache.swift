@@ -83,14 +83,17 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
 
     /// Drops every instance; `onRelease` runs for each, with no lock held. A build under way for a value hands its
     /// instance to its own caller and those waiting for it, and is not kept (nor released: the cache never held it).
-    func reset() {
+    @discardableResult
+    func reset() -> Bool {
         let dropped = state.withLock { state in
             defer { state.slots.removeAll() }
             return state.slots
         }
+        var held = false
         for slot in dropped.values {
-            slot.reset()  // outside the lock: onRelease is user code
+            held = slot.reset() || held  // outside the lock: onRelease is user code
         }
+        return held
     }
 
     /// Nothing to publish: per-value instances are published by the resolve that reads them.
@@ -99,7 +102,8 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
     /// Drops every instance for good: the registration was replaced. A build under way still ends for its caller
     /// and those waiting for it; a resolve that reaches this cache later, for any argument, gets
     /// ``InstanceSlot/Failure/retired`` and resolves the replacement.
-    func retire() {
+    @discardableResult
+    func retire() -> Bool {
         let dropped = state.withLock { state in
             defer {
                 state.retired = true
@@ -107,9 +111,11 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
             }
             return state.slots
         }
+        var held = false
         for slot in dropped.values {
-            slot.retire()  // outside the lock: onRelease is user code
+            held = slot.retire() || held  // outside the lock: onRelease is user code
         }
+        return held
     }
 }
 

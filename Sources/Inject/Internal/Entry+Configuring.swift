@@ -39,7 +39,9 @@ extension EntryBase {
                 forward.endConfiguring()
             }
         }
-        previous?.retireCachedInstance()
+        if let previous, previous.retireCachedInstance() {
+            previous.droppedInstanceWhenReplaced = true
+        }
     }
 
     /// Whether the registration chain that made this entry is still open.
@@ -114,7 +116,7 @@ extension DIContainer {
 
     /// Registrations of this container that a later registration of the same key, made elsewhere in the code,
     /// replaced, each with the one in use now: for `validate()`'s warning. The same code run twice (a module
-    /// installed twice) is not listed.
+    /// installed twice) is listed only when the replacement dropped an instance the first one had built.
     var replacedRegistrations: [(replaced: EntryBase, by: EntryBase)] {
         let thread = ResolutionContext.currentPointer
         let all = state.withLock { $0.entries }
@@ -126,7 +128,8 @@ extension DIContainer {
         return all.compactMap { entry in
             // A forward replaced by a forward to the same registration comes with that registration's own
             // replacement, which is the one reported.
-            guard let used = current[entry.key], used !== entry, entry.location != used.location,
+            guard let used = current[entry.key], used !== entry,
+                entry.location != used.location || entry.droppedInstanceWhenReplaced,
                 entry.forwardTarget == nil || entry.forwardTarget?.key != used.forwardTarget?.key,
                 !entry.isConfiguring,
                 seen.insert("\(entry.location)|\(used.location)").inserted

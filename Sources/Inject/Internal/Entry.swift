@@ -100,7 +100,7 @@ class EntryBase: @unchecked Sendable {
         UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
         UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
         UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
-        UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
+        UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
     )
 
     /// Whether ``cells`` is where the compiler put ``cellStorage``: the layout ``cells`` relies on.
@@ -167,7 +167,10 @@ class EntryBase: @unchecked Sendable {
         static let publishedArguments = 13
         /// The ``label``, boxed and retained, made on first use.
         static let label = 14
-        static let count = 15
+        /// Non-null once a registration of the same key replaced this one and dropped an instance it had built (a
+        /// mark, not a pointer): for `validate()`'s warning.
+        static let droppedWhenReplaced = 15
+        static let count = 16
     }
 
     /// The entry this one replaced in the same container, if any: what other threads resolve while this one's
@@ -217,7 +220,7 @@ class EntryBase: @unchecked Sendable {
         owner: DIContainer,
         factoryKind: FactoryKind
     ) {
-        self.cellStorage = (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+        self.cellStorage = (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
         self.key = key
         self.serviceType = serviceType
         self.name = name
@@ -365,6 +368,18 @@ class EntryBase: @unchecked Sendable {
     /// Whether ``Registration/eager()`` marked it for `warmUp()`.
     var isEager: Bool { c_inject_load_acquire(cells + Cell.eager) != nil }
 
+    /// Whether a registration of the same key replaced this one after it had built an instance, which was dropped
+    /// (whoever got it keeps it, and the next resolve builds another).
+    var droppedInstanceWhenReplaced: Bool {
+        get { c_inject_load_acquire(cells + Cell.droppedWhenReplaced) != nil }
+        set {
+            c_inject_store_release(
+                cells + Cell.droppedWhenReplaced,
+                UnsafeMutableRawPointer(bitPattern: newValue ? 1 : 0)
+            )
+        }
+    }
+
     /// Marks it for `warmUp()`.
     func markEager() {
         c_inject_store_release(cells + Cell.eager, UnsafeMutableRawPointer(bitPattern: 1))
@@ -389,7 +404,8 @@ class EntryBase: @unchecked Sendable {
 
     /// Drops the cached instance for good: a later registration replaced this one. Resolves that still reach this
     /// entry resolve its replacement instead of running this factory again.
-    func retireCachedInstance() {}
+    @discardableResult
+    func retireCachedInstance() -> Bool { false }
 
     /// Builds the entry for `validate()`, as a resolve through `container` would. Overridden by ``Entry``.
     func validate(in context: ResolutionContext, owner: DIContainer, through container: DIContainer) throws {}
@@ -543,21 +559,20 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         return (cells + Cell.slot).publishOnce(made)
     }
 
-    override func retireCachedInstance() {
+    override func retireCachedInstance() -> Bool {
         // Also when nothing was built yet: a resolve that found this entry just before its replacement must not
         // build it afterwards, into a cache that nothing would ever release.
         let code = scopeCode
         if Scope.storage(ofCode: code) == .resolvingContainer {
             // The registering container's own `.scoped` instance goes with the registration. A child's stays until
             // the child is released (a container does not know its children); nothing resolves the old entry again.
-            owner.dropScoped(self, retiring: true)
-            return
+            return owner.dropScoped(self, retiring: true)
         }
-        guard Scope.storage(ofCode: code) == .registration else { return }
+        guard Scope.storage(ofCode: code) == .registration else { return false }
         if argumentKeying != nil {
-            argumentCache(code).retire()
+            return argumentCache(code).retire()
         } else {
-            slot(code).retire()
+            return slot(code).retire()
         }
     }
 

@@ -106,8 +106,11 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
     }
 
     /// Drops the stored instance; the next `instance` call builds again. `onRelease` runs for it, with no lock held.
-    func reset() {
-        let (dropped, handoff) = state.withLock { state in
+    ///
+    /// - Returns: Whether there was an instance (a `.weak` one still alive) to drop.
+    @discardableResult
+    func reset() -> Bool {
+        let (dropped, handoff, held) = state.withLock { state in
             defer {
                 state.storage = nil
                 state.object = nil
@@ -115,7 +118,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                 state.generation += 1
                 state.publicationHeld = false
             }
-            return (state.storage, state.handoff?.storage)
+            return (state.storage, state.handoff?.storage, state.storage != nil || state.object != nil)
         }
         // Nobody reads the storage once the lock is let go: it is freed, and the instance released, outside it.
         if let handoff {
@@ -125,13 +128,15 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
             let value = Self.release(dropped)
             onRelease?(value)
         }
+        return held
     }
 
     /// Drops the stored instance for good: its registration was replaced. A build under way still ends for its
     /// caller and those waiting for it; no build starts after this (callers get ``Failure/retired``).
-    func retire() {
+    @discardableResult
+    func retire() -> Bool {
         state.withLock { $0.retired = true }
-        reset()
+        return reset()
     }
 
     /// Stores `value` as the instance, as if it had just been built; a build under way is handed to its own caller
@@ -499,10 +504,12 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
 /// ``ArgumentCache`` of them.
 protocol InstanceCache: AnyObject {
     /// Drops what it holds (`onRelease` runs for each instance, with no lock held); a build under way is handed to
-    /// its own caller and to those waiting for it, and not kept.
-    func reset()
+    /// its own caller and to those waiting for it, and not kept. Returns whether there was an instance to drop.
+    @discardableResult
+    func reset() -> Bool
     /// ``reset()``, for good: the registration was replaced, and no build starts any more.
-    func retire()
+    @discardableResult
+    func retire() -> Bool
     /// Publishes what a build kept back for lock-free reads (see ``InstanceSlot/holdPublication()``).
     func releasePublication()
 }

@@ -174,6 +174,10 @@ struct ProblemCollector {
             // One warning for each registration that is used, with every one it replaced, in registration order.
             var replacements: [(used: EntryBase, replaced: [String])] = []
             for (replaced, used) in container.replacedRegistrations {
+                if replaced.location == used.location {
+                    add(Self.registeredAgainAfterItWasBuilt(used))
+                    continue
+                }
                 if let index = replacements.firstIndex(where: { $0.used === used }) {
                     if !replacements[index].replaced.contains(site(replaced)) {
                         replacements[index].replaced.append(site(replaced))
@@ -214,6 +218,31 @@ struct ProblemCollector {
                 )
             }
         }
+    }
+
+    /// A registration made again by the same code (a module installed twice) after the first one had built an
+    /// instance, which the second dropped: two instances of a service meant to have one.
+    private static func registeredAgainAfterItWasBuilt(_ used: EntryBase) -> ValidationProblem {
+        ValidationProblem(
+            severity: .warning,
+            kind: .invalidRegistration,
+            service: used.label,
+            location: used.location,
+            message: """
+                \(used.label) (\(used.scope)) was registered again at \(used.location), by the same code run a second \
+                time (a module installed twice?), after the first registration had built an instance.
+                """,
+            details: [
+                """
+                that instance was dropped: whatever got it before keeps it, and the next resolve builds another, so \
+                the app has two.
+                """,
+                """
+                fix: run the registration once (install the module in one container, a parent of whatever needs \
+                it), or before anything resolves \(used.label).
+                """,
+            ]
+        )
     }
 
     /// `.weak` registrations of value types: they work, as `.transient`, which is probably not what was meant.
