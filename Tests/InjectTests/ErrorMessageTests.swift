@@ -1,5 +1,6 @@
 import Inject
 import InjectTestSupport
+import InjectTesting
 import Testing
 
 private final class NetworkClient: Sendable {}
@@ -263,6 +264,47 @@ struct NotBuiltYetMessageTests {
         #expect(error.description.contains("it is .eager(), but warmUp() has not been called yet"), "\(error)")
         #expect(error.description.contains("fix: call try await warmUp() at start-up and wait for it"), "\(error)")
         #expect(!error.description.contains("mark its registration .eager()"), "\(error)")
+    }
+
+    @Test func anEagerSingletonReadOutsideAnActiveOverrideSaysTheResolveEscapedIt() async throws {
+        let container = DIContainer()
+        Self.register(.singleton, in: container)
+
+        let error = try await withOverrides(in: container, { _ in }) {
+            try await container.warmUp()
+            _ = container.resolve(Database.self)  // built inside the override
+            // A detached task does not inherit the override: it reads the real container, never warmed up.
+            return try await Task.detached { () async throws -> ResolutionError in
+                try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+            }
+            .value
+        }
+
+        #expect(error.description.contains("this resolve runs outside it"), "\(error)")
+        #expect(error.description.contains("Task.detached"), "\(error)")
+        #expect(!error.description.contains("runs under a test override"), "\(error)")
+    }
+
+    @Test func anEagerSingletonReadInsideAnOverrideBeforeItsWarmUpSaysTheOverrideStartsFresh() async throws {
+        let container = DIContainer()
+        Self.register(.singleton, in: container)
+        try await container.warmUp()
+
+        let error = try withOverrides(in: container, { _ in }) {
+            try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+        }
+
+        #expect(error.description.contains("runs under a test override, which starts with fresh caches"), "\(error)")
+        #expect(!error.description.contains("runs outside it"), "\(error)")
+    }
+
+    @Test func anEagerSingletonNotBuiltWithNoOverrideAroundDoesNotMentionOverrides() throws {
+        let container = DIContainer()
+        Self.register(.singleton, in: container)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+
+        #expect(!error.description.contains("override"), "\(error)")
     }
 
     @Test func anEagerCachedServiceDroppedByAResetSaysSo() async throws {

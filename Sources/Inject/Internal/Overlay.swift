@@ -134,6 +134,21 @@ extension Overlay {
     /// its `deinit`, under this lock.
     private static let live = Locked<[ObjectIdentifier: Unmanaged<Overlay>]>([:])
 
+    /// Whether a test override (`withOverrides`, the `.overrides` trait, `pushOverrides`) that resolves through
+    /// `container` would see is active somewhere in the process: for the message of a resolve that is not under it,
+    /// which ran where the override does not reach (a detached task, a queue, a thread). The error path only.
+    static func isTestOverrideActive(over container: DIContainer) -> Bool {
+        guard activeCount.value > 0 else { return false }
+        return live.withLock { live in
+            live.values.contains { unmanaged in
+                unmanaged._withUnsafeGuaranteedRef { overlay in
+                    overlay.registry != nil && overlay.recorder == nil && overlay.isActive
+                        && overlay.applies(to: container)
+                }
+            }
+        }
+    }
+
     /// Releases what every live overlay holds for `container`, which is being released: its `.scoped` instances
     /// built under an overlay go with it, `onRelease` included, exactly as those built outside one. Called by
     /// `DIContainer`'s `deinit`, outside every lock; the instances are released here, after the locks are dropped.
@@ -184,7 +199,7 @@ extension Overlay {
     }
 
     /// Whether it is active in some scope now (see ``activations``).
-    private var isActive: Bool {
+    fileprivate var isActive: Bool {
         activations.withLock { $0 > 0 }
     }
 

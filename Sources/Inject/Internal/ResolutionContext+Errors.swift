@@ -481,7 +481,7 @@ extension ResolutionContext {
                 \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
                 synchronous resolve cannot return it.
                 """
-            (reasons, fix) = Self.whyEagerIsNotBuilt(entry, code: code, call: call)
+            (reasons, fix) = Self.whyEagerIsNotBuilt(entry, code: code, call: call, override: overrideSeen(by: entry))
         case .notBuilt, .notEager:
             headline = """
                 \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
@@ -532,10 +532,27 @@ extension ResolutionContext {
 
     /// Why an `.eager()` async registration with a caching scope may not be built when it is read synchronously, as
     /// detail lines, and the fix: marking it `.eager()` again would change nothing.
+    /// Where this resolve stands to the test overrides, for a message about caches it found empty.
+    enum OverrideSeen {
+        /// It runs under one, whose caches start empty.
+        case inside
+        /// It does not, while one that a resolve through the same container would see is active elsewhere.
+        case elsewhere
+        case none
+    }
+
+    private func overrideSeen(by entry: EntryBase) -> OverrideSeen {
+        if let overlay, overlay.registry != nil, overlay.recorder == nil { return .inside }
+        // The container the request went through: its first frame's, or the registration's own.
+        let container = frames.first?.container ?? entry.owner
+        return Overlay.isTestOverrideActive(over: container) ? .elsewhere : .none
+    }
+
     private static func whyEagerIsNotBuilt(
         _ entry: EntryBase,
         code: Int,
-        call: String
+        call: String,
+        override: OverrideSeen
     ) -> (details: [String], fix: String) {
         let orAsync = "or read it with try await \(call) (r.resolveAsync in an async factory), which waits for it."
         switch code {
@@ -571,11 +588,28 @@ extension ResolutionContext {
             let inChild =
                 entry.owner.parent == nil
                 ? "" : " It is registered in a child container: that child's own warmUp() builds it, not a parent's."
+            let overrides: String
+            switch override {
+            case .inside:
+                overrides = """
+                    , or this resolve runs under a test override, which starts with fresh caches (call warmUp() \
+                    inside it)
+                    """
+            case .elsewhere:
+                overrides = """
+                    . A test override of this container is active, but this resolve runs outside it (work started \
+                    with Task.detached, on a DispatchQueue or a Thread does not inherit it), so it reads the real \
+                    container, whose warmUp() that override does not run: resolve inside the override, or call \
+                    warmUp() on the real container too
+                    """
+            case .none:
+                overrides = ""
+            }
             return (
                 [
                     """
-                    it is .eager(), but warmUp() has not been called yet or has not finished\(reset), or this resolve \
-                    runs under a test override, which starts with fresh caches (call warmUp() inside it).\(inChild)
+                    it is .eager(), but warmUp() has not been called yet or has not finished\(reset)\(overrides).\
+                    \(inChild)
                     """
                 ],
                 """
