@@ -270,15 +270,19 @@ struct NotBuiltYetMessageTests {
         let container = DIContainer()
         Self.register(.singleton, in: container)
 
-        let error = try await withOverrides(in: container, { _ in }) {
-            try await container.warmUp()
-            _ = container.resolve(Database.self)  // built inside the override
-            // A detached task does not inherit the override: it reads the real container, never warmed up.
-            return try await Task.detached { () async throws -> ResolutionError in
-                try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+        let error = try await withOverrides(
+            in: container,
+            { _ in },
+            operation: {
+                try await container.warmUp()
+                _ = container.resolve(Database.self)  // built inside the override
+                // A detached task does not inherit the override: it reads the real container, never warmed up.
+                return try await Task.detached { () async throws -> ResolutionError in
+                    try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+                }
+                .value
             }
-            .value
-        }
+        )
 
         #expect(error.description.contains("this resolve runs outside it"), "\(error)")
         #expect(error.description.contains("Task.detached"), "\(error)")
@@ -290,9 +294,13 @@ struct NotBuiltYetMessageTests {
         Self.register(.singleton, in: container)
         try await container.warmUp()
 
-        let error = try withOverrides(in: container, { _ in }) {
-            try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
-        }
+        let error = try withOverrides(
+            in: container,
+            { _ in },
+            operation: {
+                try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
+            }
+        )
 
         #expect(error.description.contains("runs under a test override, which starts with fresh caches"), "\(error)")
         #expect(!error.description.contains("runs outside it"), "\(error)")
