@@ -20,9 +20,12 @@ extension DIContainer {
     /// round builds more, so that it works when the async singleton is eager too, however long the chain of such
     /// reads, and when the two close a `resolveProperties` cycle.
     ///
-    /// A `.scoped` eager registration is built for this container. An eager registration whose scope does not
-    /// cache (`.transient`, `.graph`) or keeps nothing by itself (`.weak`) has nothing to keep, and one that takes a runtime argument cannot be built
-    /// without one: each is reported as a failure, and `validate()` reports it as an error.
+    /// A `.scoped` eager registration is built for this container when it is a child scope (made by
+    /// ``makeChild()``): a `.scoped` service is one per child scope, so each child's `warmUp()` builds its own, and a
+    /// root container's `warmUp()` at launch leaves it out (it may need what only a session registers). An eager
+    /// registration whose scope does not cache (`.transient`, `.graph`) or keeps nothing by itself (`.weak`) has
+    /// nothing to keep, and one that takes a runtime argument cannot be built without one: each is reported as a
+    /// failure, and `validate()` reports it as an error.
     ///
     /// - Returns: The report: each build's own time (the time it waited for its dependencies excluded), the wall
     ///   time against a one-by-one start-up, and the critical path. Print it at launch in debug builds.
@@ -90,16 +93,21 @@ extension DIContainer {
 
     /// The eager registrations a resolve through this container would use, with the containers that own them: a
     /// test override's first (owned by its target, as for a resolve), then this container's and its parents', each
-    /// unless an override shadows its key.
+    /// unless an override shadows its key. A root container leaves its `.scoped` ones to its child scopes.
     private func eagerRegistrations(under overlay: Overlay?) -> [(EntryBase, DIContainer)] {
         var result: [(EntryBase, DIContainer)] = []
         var overridden: Set<Key> = []
+        // A root has no child scope of its own to build a `.scoped` one for: each child's warmUp() builds its own.
+        let isChildScope = parent != nil
+        func isEager(_ entry: EntryBase) -> Bool {
+            entry.isEager && !entry.isForward && (isChildScope || entry.scope != .scoped)
+        }
         var layer = overlay
         while let current = layer {
             if let registry = current.registry, current.applies(to: self) {
                 for entry in registry.visibleEntries where !overridden.contains(entry.key) {
                     overridden.insert(entry.key)
-                    if entry.isEager && !entry.isForward {
+                    if isEager(entry) {
                         result.append((entry, current.target ?? self))
                     }
                 }
@@ -107,7 +115,7 @@ extension DIContainer {
             layer = current.outer
         }
         for container in lineage {
-            for entry in container.visibleEntries where entry.isEager && !entry.isForward {
+            for entry in container.visibleEntries where isEager(entry) {
                 if !overridden.contains(entry.key) {
                     result.append((entry, container))
                 }

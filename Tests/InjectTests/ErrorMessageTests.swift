@@ -339,7 +339,7 @@ struct NotBuiltYetMessageTests {
         let error = try #require(throws: ResolutionError.self) { try session.resolveThrowing(Database.self) }
 
         #expect(
-            error.description.contains("each container builds its own, in that container's own warmUp()"),
+            error.description.contains("each child container builds its own, in that child's own warmUp()"),
             "\(error)"
         )
         #expect(error.description.contains("each child's own, after makeChild()"), "\(error)")

@@ -395,6 +395,29 @@ struct WarmUpTests {
         #expect(session.resolve(Database.self) === session.resolve(Database.self))
         #expect(try root.resolveThrowing(Config.self) === session.resolve(Config.self))
     }
+
+    @Test func aRootsWarmUpLeavesItsScopedEagerRegistrationsToItsChildScopes() async throws {
+        // A session service that needs what only the session registers: the app's warmUp() at launch cannot build
+        // it, and must not fail for it.
+        let root = DIContainer()
+        let built = Counter()
+        root.register(Config.self) { _ in Config() }.scope(.singleton).eager()
+        root.register(Database.self) { r in
+            built.increment()
+            _ = try r.resolve(FeatureFlags.self)  // the session's
+            return Database()
+        }
+        .scope(.scoped).eager()
+
+        let report = try await root.warmUp()
+
+        #expect(report.builds.map(\.service) == ["Config"], "\(report)")
+        #expect(built.value == 0)
+        let session = root.makeChild()
+        session.register(FeatureFlags.self) { FeatureFlags() }
+        try await session.warmUp()
+        #expect(built.value == 1)
+    }
 }
 
 extension WarmUpTests {

@@ -570,9 +570,10 @@ extension ResolutionContext {
             return (
                 [
                     """
-                    it is .eager() and .scoped: each container builds its own, in that container's own warmUp(), so \
-                    the warmUp() of the container this resolve went through has not been called or has not finished \
-                    (a parent's warmUp() does not build a child's), or a reset dropped it.
+                    it is .eager() and .scoped: each child container builds its own, in that child's own warmUp(), \
+                    so the warmUp() of the container this resolve went through has not been called or has not \
+                    finished (a parent's warmUp() does not build a child's, and a root container's builds none of \
+                    its own: a .scoped service is one per child scope), or a reset dropped it.
                     """
                 ],
                 """
