@@ -222,6 +222,15 @@ struct ErrorMessageTests {
 
 private final class Database: Sendable {}
 private final class SessionToken: Sendable {}
+
+/// Made by `register(autowired:)`, from an async service.
+private final class DatabaseReader: Sendable {
+    let database: Database
+
+    init(database: Database) {
+        self.database = database
+    }
+}
 private protocol Exporter: Sendable {}
 private final class MarkdownExporter: Exporter {}
 
@@ -313,6 +322,22 @@ struct NotBuiltYetMessageTests {
         let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
 
         #expect(!error.description.contains("override"), "\(error)")
+    }
+
+    @Test func anAutowiredServiceReadingAnUnbuiltAsyncOneIsToldToWriteItsFactoryOut() throws {
+        let container = DIContainer()
+        Self.register(.singleton, in: container)
+        container.register(autowired: DatabaseReader.init)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(DatabaseReader.self) }
+
+        #expect(
+            error.description.contains(
+                "DatabaseReader is registered with register(autowired:), which resolves each parameter synchronously"
+            ),
+            "\(error)"
+        )
+        #expect(error.description.contains("try await r.resolveAsync(Database.self)"), "\(error)")
     }
 
     @Test func anEagerCachedServiceDroppedByAResetSaysSo() async throws {

@@ -507,6 +507,16 @@ extension ResolutionContext {
         }
         var path = path(then: entry.label)
         var details = asker.details + reasons
+        if let reader = frames.last?.entry, case .autowired = reader.factoryKind, reason != .syncValidation {
+            // An autowired initializer resolves its parameters synchronously: `r.resolveAsync` is not an option there.
+            details.append(
+                """
+                \(reader.label) is registered with register(autowired:), which resolves each parameter \
+                synchronously: to await \(entry.label) there, register \(reader.label) with an async factory \
+                written out, { r in \(Describe.type(reader.serviceType))(...: try await r.\(call)) }.
+                """
+            )
+        }
         if reason == .notEager || reason == .cycle, path.count > 2 {
             // The read fails when the asker is resolved first: that is the path that matters, not the one
             // validation happened to reach it by.
