@@ -8,7 +8,8 @@
 /// critical path, 12.4 ms: Keychain, then Database
 /// slowest builds:
 ///   RemoteConfig (.singleton)  10.2 ms
-///   Database (.singleton)      7.3 ms  via Keychain
+///   Database (.singleton)      7.3 ms
+///   HTTPClient (.singleton)    1.2 ms  via RemoteConfig
 ///   ...
 /// ```
 public struct StartupReport: CustomStringConvertible, Sendable {
@@ -24,6 +25,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     public let failures: [ResolutionError]
     /// What ``description`` says about the critical path: a build on it that waited for every other eager build.
     let notes: [String]
+    /// The builds of `.eager()` registrations, which ``description`` does not show as built "via" another: they are
+    /// built for their own sake, and which request reached one first is a race between the builds.
+    let eagerServices: Set<String>
 
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``.
     public var speedUp: Double {
@@ -66,7 +70,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             let width = names.map(\.count).max() ?? 0
             for (name, build) in zip(names, slowest) {
                 let padded = name + String(repeating: " ", count: width - name.count)
-                let via = build.path.count > 1 ? "  via \(build.path.dropLast().joined(separator: " -> "))" : ""
+                let via =
+                    build.path.count > 1 && !eagerServices.contains(build.service)
+                    ? "  via \(build.path.dropLast().joined(separator: " -> "))" : ""
                 lines.append("  \(padded)  \(Describe.milliseconds(build.seconds))\(via)")
             }
         }

@@ -16,6 +16,8 @@ final class StartupRecorder: @unchecked Sendable {
         let end: UInt64
         /// The container it was built in, kept alive so that its identity in ``node`` stays unique.
         let home: DIContainer
+        /// Whether it is an `.eager()` registration, which `warmUp()` builds for its own sake.
+        let isEager: Bool
     }
 
     private struct State {
@@ -42,7 +44,8 @@ final class StartupRecorder: @unchecked Sendable {
 
     func recordBuild(_ event: BuildEvent, entry: EntryBase, home: DIContainer, start: UInt64, end: UInt64) {
         let node = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
-        state.withLock { $0.builds.append(Build(node: node, event: event, start: start, end: end, home: home)) }
+        let build = Build(node: node, event: event, start: start, end: end, home: home, isEager: entry.isEager)
+        state.withLock { $0.builds.append(build) }
     }
 
     func recordEdge(from source: (entry: EntryBase, home: DIContainer)?, to entry: EntryBase, home: DIContainer) {
@@ -87,7 +90,8 @@ final class StartupRecorder: @unchecked Sendable {
             failures: failures,
             notes: path.compactMap { build in
                 retried[build.node].map { Self.retryNote(build.event.service, readAsync: $0.readAsync, by: $0.reader) }
-            }
+            },
+            eagerServices: Set(builds.filter(\.isEager).map(\.event.service))
         )
     }
 
