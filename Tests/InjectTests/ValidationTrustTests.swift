@@ -146,6 +146,27 @@ private final class CartBridge: Sendable {
     }
 }
 
+/// A menu of a level, whose item's submenu is the level below: recursion over argument values, not a cycle.
+private final class Menu: Sendable {
+    let level: Int
+    let item: MenuItem?
+
+    init(level: Int, item: MenuItem?) {
+        self.level = level
+        self.item = item
+    }
+}
+
+private final class MenuItem: @unchecked Sendable {
+    // @unchecked: `submenu` is set once, by resolveProperties, before the instance is handed out.
+    let level: Int
+    var submenu: Menu?
+
+    init(level: Int) {
+        self.level = level
+    }
+}
+
 struct ValidationTrustTests {
     // MARK: 1. Cycles are judged for every entry point
 
@@ -195,6 +216,42 @@ struct ValidationTrustTests {
         #expect(right.left?.right === right)
         left.right?.left = nil  // the two hold each other strongly
         right.left = nil
+    }
+
+    @Test func recursionOverArgumentValuesIsNotACycle() throws {
+        // Menu(2) -> MenuItem(2) -> (resolveProperties) Menu(1) -> MenuItem(1) -> Menu(0): each step another value.
+        let container = DIContainer()
+        container.register(Menu.self) { (r: DIResolver, level: Int) in
+            Menu(level: level, item: level > 0 ? try r.resolve(MenuItem.self, argument: level) : nil)
+        }
+        .validationArgument(2)
+        container.register(MenuItem.self) { (_: DIResolver, level: Int) in MenuItem(level: level) }
+            .resolveProperties { r, item in item.submenu = try r.resolve(Menu.self, argument: item.level - 1) }
+            .validationArgument(2)
+
+        let report = container.validationReport()
+
+        #expect(report.problems(ofKind: .cycle).isEmpty, "\(report)")
+        #expect(try container.resolveThrowing(Menu.self, argument: 2).item?.submenu?.item?.submenu?.level == 0)
+        #expect(try container.resolveThrowing(MenuItem.self, argument: 2).submenu?.level == 1)
+    }
+
+    @Test func aCycleThroughTheSameArgumentValueIsStillJudgedForEveryEntryPoint() throws {
+        // The same value all the way round: resolving Menu first comes back to Menu(1) while its factory runs.
+        let container = DIContainer()
+        container.register(Menu.self) { (r: DIResolver, level: Int) in
+            Menu(level: level, item: try r.resolve(MenuItem.self, argument: level))
+        }
+        .validationArgument(1)
+        container.register(MenuItem.self) { (_: DIResolver, level: Int) in MenuItem(level: level) }
+            .resolveProperties { r, item in item.submenu = try r.resolve(Menu.self, argument: item.level) }
+            .validationArgument(1)
+
+        let report = container.validationReport()
+
+        let cycle = try onlyProblem(ofKind: .cycle, in: report)
+        #expect(cycle.message.contains("resolving Menu first"), "\(cycle)")
+        #expect(throws: ResolutionError.self) { try container.resolveThrowing(Menu.self, argument: 1) }
     }
 
     @Test func aCycleAmongFactoriesAloneIsStillReportedOnce() throws {

@@ -90,6 +90,7 @@ extension AsyncResolution {
             from: parent?.recordSource,
             to: entry,
             home: home,
+            argument: argument,
             kind: parent?.recordKind ?? .factory
         )
         recordRequest(from: parent.map { ($0.entry, $0.container) }, to: entry, home: home)

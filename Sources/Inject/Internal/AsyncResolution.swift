@@ -339,7 +339,13 @@ final class AsyncFrame: @unchecked Sendable {
 
     /// Who asks, for `validate()`'s record.
     var recordSource: ValidationRecorder.Source {
-        .node(ValidationRecorder.Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(container)))
+        .node(
+            ValidationRecorder.Node(
+                entry: ObjectIdentifier(entry),
+                home: ObjectIdentifier(container),
+                argument: ValidationRecorder.argumentKey(argument)
+            )
+        )
     }
 
     /// How this build asks: from its factory, or from `resolveProperties`.

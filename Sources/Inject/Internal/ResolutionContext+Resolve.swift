@@ -164,7 +164,7 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         if let recorder = overlay?.recorder {
-            recorder.record(from: recordSource, to: entry, home: home, kind: recordKind)
+            recorder.record(from: recordSource, to: entry, home: home, argument: argument, kind: recordKind)
         }
         if let resolution = asyncResolution {
             resolution.recordRequest(from: frames.last.map { ($0.entry, $0.container) }, to: entry, home: home)

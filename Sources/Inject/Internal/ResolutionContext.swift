@@ -259,7 +259,11 @@ final class ResolutionContext {
     var recordSource: ValidationRecorder.Source? {
         if let frame = frames.last {
             return .node(
-                ValidationRecorder.Node(entry: ObjectIdentifier(frame.entry), home: ObjectIdentifier(frame.container))
+                ValidationRecorder.Node(
+                    entry: ObjectIdentifier(frame.entry),
+                    home: ObjectIdentifier(frame.container),
+                    argument: ValidationRecorder.argumentKey(frame.argument)
+                )
             )
         }
         return topLevelOrigin?.source

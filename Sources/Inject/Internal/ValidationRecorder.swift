@@ -10,19 +10,32 @@ final class ValidationRecorder: @unchecked Sendable {
     /// One instance validation built: a registration, in the container whose dependencies it resolved from (its
     /// home), which is also the container that holds it for every caching scope but `.singleton`-like ones, which
     /// live in their registration's container.
+    ///
+    /// An argument registration built with different `Hashable` argument values is one node per value (see
+    /// ``argumentKey(_:)``), as the run-time cycle check tells its builds apart: a factory that resolves its own
+    /// registration with another value (a menu and its submenus) is recursion, not a cycle.
     struct Node: Hashable {
         let entry: ObjectIdentifier
         let home: ObjectIdentifier
+        var argument: Int = 0
 
-        /// The two identities mixed into one word. Every edge of every build is looked up by its ends, so each
-        /// key feeds the hasher once rather than once per field and enum tag.
+        /// The identities mixed into one word. Every edge of every build is looked up by its ends, so each key feeds
+        /// the hasher once rather than once per field and enum tag.
         var mixed: UInt {
             (UInt(bitPattern: entry) &* 0x9E37_79B9_7F4A_7C15) ^ UInt(bitPattern: home)
+                ^ (UInt(bitPattern: argument) &* 0xBF58_476D_1CE4_E5B9)
         }
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(mixed)
         }
+    }
+
+    /// What tells the builds of an argument registration apart in ``Node``: the argument's hash when it is
+    /// `Hashable` (never 0), else 0, as for no argument (the builds are then one node, as the graph shows them).
+    static func argumentKey(_ argument: ArgumentBox?) -> Int {
+        guard let argument, let hashable = argument.value as? AnyHashable else { return 0 }
+        return hashable.hashValue | 1
     }
 
     /// Where an edge leads: an instance, or a service nothing is registered for.
@@ -163,14 +176,24 @@ final class ValidationRecorder: @unchecked Sendable {
     }
 
     /// `source` (or a top-level request, when `nil`) asked for `entry`, which was then built in `home`.
-    func record(from source: Source?, to entry: EntryBase, home: DIContainer, kind: EdgeKind) {
+    ///
+    /// - Parameter argument: The runtime argument `entry` was asked with, which tells its builds apart.
+    func record(
+        from source: Source?,
+        to entry: EntryBase,
+        home: DIContainer,
+        argument: ArgumentBox?,
+        kind: EdgeKind
+    ) {
+        let node = Node(
+            entry: ObjectIdentifier(entry),
+            home: ObjectIdentifier(home),
+            argument: Self.argumentKey(argument)
+        )
         state.withLock { state in
             state.see(entry, home)
             if let source {
-                state.add(
-                    Edge(to: .node(Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))), kind: kind),
-                    from: source
-                )
+                state.add(Edge(to: .node(node), kind: kind), from: source)
             }
         }
     }
