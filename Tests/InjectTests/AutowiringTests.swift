@@ -252,4 +252,20 @@ struct AutowiringTests {
         let graph = DrawnGraph(dot: report.dot())
         #expect(graph.edge(from: graph.node("OneDependency"), to: graph.node("Clock")) != nil, "\(report.dot())")
     }
+
+    @Test func validationReportsEveryParameterThatCannotBeResolvedNotOnlyTheFirst() throws {
+        let container = DIContainer()
+        let line = #line + 1
+        container.register(autowired: FourDependencies.init)
+        container.register(Network.self) { Network() }
+
+        let report = container.validationReport()
+
+        let missing = report.problems(ofKind: .missingRegistration)
+        #expect(missing.map(\.service).sorted() == ["Clock", "Storage", "Widget"], "\(report)")
+        #expect(missing.allSatisfy { $0.location == registeredAt(line) }, "\(report)")
+        // Outside validation the resolve still stops at the first.
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(FourDependencies.self) }
+        #expect(error.path == ["FourDependencies", "Clock"])
+    }
 }
