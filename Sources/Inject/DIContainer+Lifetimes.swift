@@ -33,10 +33,12 @@ extension DIContainer {
                 defer { state.scopedSlots.removeAll() }
                 return state.scopedSlots
             }
-            // Outside the lock: onRelease and a deinit are user code. Reset, not only let go of: a build under way
-            // then goes to its caller without being kept, rather than into a slot that would release it later.
+            // Outside the lock: onRelease and a deinit are user code. Retired, not only let go of: a build under way
+            // then goes to its caller without being kept, and a resolve that found a cache just before does not
+            // build into it, where what it built would be released (onRelease and all) before it returned; it looks
+            // again (see `dropScoped`).
             for cache in dropped.values {
-                (cache as? any InstanceCache)?.reset()
+                (cache as? any InstanceCache)?.retire()
             }
         } else {
             for entry in visibleEntries where entry.scopeCode == scope.code {

@@ -417,16 +417,20 @@ extension DIContainer {
         )
     }
 
-    /// Drops this container's own `.scoped` instance(s) of `entry`; for good when `retiring` (the registration was
-    /// replaced). A build under way goes to its caller and those waiting for it, and is not kept.
+    /// Drops this container's own `.scoped` instance(s) of `entry`, by a reset or because the registration was
+    /// replaced. A build under way goes to its caller and those waiting for it, and is not kept.
+    ///
+    /// The cache is retired, not only emptied: it has left the table, so a resolve that found it just before must
+    /// not build into it (what it built would be released with it, `onRelease` and all, before that resolve
+    /// returned); it gets ``InstanceSlot/Failure/retired`` and looks again.
     ///
     /// - Returns: Whether there was an instance to drop.
     @discardableResult
-    func dropScoped(_ entry: EntryBase, retiring: Bool = false) -> Bool {
+    func dropScoped(_ entry: EntryBase) -> Bool {
         let dropped = state.withLock { $0.scopedSlots.removeValue(forKey: ObjectIdentifier(entry)) }
         // Outside the lock: onRelease and a deinit are user code.
         guard let cache = dropped as? any InstanceCache else { return false }
-        return retiring ? cache.retire() : cache.reset()
+        return cache.retire()
     }
 
     /// This container's own `.scoped` instances of the argument registration `entry`, one per argument value.

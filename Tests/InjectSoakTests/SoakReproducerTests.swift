@@ -229,3 +229,132 @@ final class RegistrationRace: @unchecked Sendable {
         start.signal()
     }
 }
+
+/// A reset racing resolves: a resolve that found a cache just before a reset took it out of its table must not
+/// build into it, where the instance would be released (its `onRelease` run) before that very resolve returns.
+extension SoakReproducerTests {
+    /// A pool that remembers which thread closed it.
+    final class ClosingPool: @unchecked Sendable {
+        // @unchecked: `closer` is only touched under `lock`.
+        private let lock = NSLock()
+        private var closer: ObjectIdentifier?
+
+        func close() {
+            let thread = ObjectIdentifier(Thread.current)
+            lock.withLock { closer = thread }
+        }
+
+        var closedBy: ObjectIdentifier? {
+            lock.withLock { closer }
+        }
+    }
+
+    enum ResetVariant: CaseIterable, Sendable {
+        case scopedReset
+        case scopedRegistrationReset
+        case cachedArgumentRegistrationReset
+    }
+
+    @Test(arguments: ResetVariant.allCases)
+    func aResolveRacingResetsNeverGetsAnInstanceItsOwnCallReleased(variant: ResetVariant) {
+        let container = DIContainer()
+        switch variant {
+        case .scopedReset, .scopedRegistrationReset:
+            container.register { ClosingPool() }.scope(.scoped).onRelease { $0.close() }
+        case .cachedArgumentRegistrationReset:
+            container.register { (_: DIResolver, _: Int) in ClosingPool() }.scope(.cached).onRelease { $0.close() }
+        }
+        // Fewer under the thread sanitizer (INJECT_SOAK_SCALE=0.1 in CI), where a resolve costs ten times as much.
+        let iterations = max(20_000, Int(200_000 * SoakConfiguration.fromEnvironment().scale))
+        let closedInside = Counter()
+        let resets = Counter()
+        let done = Cell<Bool>()
+
+        let finished = finishes(within: 60, "a resolve loop against a reset loop") {
+            onThreadsAtOnce(2) { worker in
+                if worker == 0 {
+                    while done.value != true {
+                        switch variant {
+                        case .scopedReset: container.reset(.scoped)
+                        case .scopedRegistrationReset, .cachedArgumentRegistrationReset: container.reset(ClosingPool.self)
+                        }
+                        _ = resets.increment()
+                    }
+                } else {
+                    let me = ObjectIdentifier(Thread.current)
+                    for _ in 0..<iterations {
+                        let pool =
+                            variant == .cachedArgumentRegistrationReset
+                            ? container.resolve(ClosingPool.self, argument: 1) : container.resolve(ClosingPool.self)
+                        // This thread never resets: a pool it closed was released inside its own resolve.
+                        if pool.closedBy == me {
+                            _ = closedInside.increment()
+                        }
+                    }
+                    done.value = true
+                }
+            }
+        }
+
+        #expect(finished)
+        #expect(closedInside.value == 0, "\(closedInside.value) of \(iterations) resolves returned a released pool")
+        #expect(resets.value > 100, "the resets did not overlap the resolves")
+    }
+}
+
+extension SoakReproducerTests {
+    final class Versioned: Sendable {
+        let version: Int
+
+        init(_ version: Int) {
+            self.version = version
+        }
+    }
+
+    /// A `.scoped` (or `.scoped` argument) registration re-registered while other threads resolve it: a resolve that
+    /// found the old registration gets the replacement, never an error, whatever it found retired on the way.
+    @Test(arguments: [false, true])
+    func aScopedRegistrationReplacedWhileThreadsResolveItNeverFailsTheirResolves(withArgument: Bool) {
+        let container = DIContainer()
+        @Sendable func register(_ version: Int) {
+            if withArgument {
+                container.register { (_: DIResolver, _: Int) in Versioned(version) }.scope(.scoped)
+            } else {
+                container.register { Versioned(version) }.scope(.scoped)
+            }
+        }
+        register(0)
+        // Fewer under the thread sanitizer (INJECT_SOAK_SCALE=0.1 in CI), where a resolve costs ten times as much.
+        let registrations = max(2_000, Int(20_000 * SoakConfiguration.fromEnvironment().scale))
+        let failures = Collector<String>()
+        let resolves = Counter()
+        let done = Cell<Bool>()
+
+        let finished = finishes(within: 60, "\(registrations) re-registrations against two resolving threads") {
+            onThreadsAtOnce(3) { worker in
+                if worker == 0 {
+                    for version in 1...registrations {
+                        register(version)
+                    }
+                    done.value = true
+                    return
+                }
+                while done.value != true {
+                    do {
+                        _ =
+                            withArgument
+                            ? try container.resolveThrowing(Versioned.self, argument: 1)
+                            : try container.resolveThrowing(Versioned.self)
+                        _ = resolves.increment()
+                    } catch {
+                        failures.append("\(error)")
+                    }
+                }
+            }
+        }
+
+        #expect(finished)
+        #expect(failures.values.isEmpty, "\(failures.values.count) resolves failed, e.g. \(failures.values.prefix(3))")
+        #expect(resolves.value > 1_000, "the resolves did not overlap the registrations")
+    }
+}

@@ -35,7 +35,8 @@ struct ReplacedWhileResolvedTests {
     private func handlersAfterAReplacement(
         oldScope: Scope,
         newScope: Scope,
-        builtBefore: Bool
+        builtBefore: Bool,
+        throughRoot: Bool = false
     ) -> (handlers: [Handler], child: DIContainer) {
         let root = DIContainer()
         root.register { Store(home: "root") }.scope(.singleton)
@@ -48,10 +49,40 @@ struct ReplacedWhileResolvedTests {
             .scope(oldScope)
         let child = root.makeChild()
         child.register { Store(home: "child") }.scope(.singleton)
+        let through = throughRoot ? root : child
         if builtBefore {
-            #expect(child.resolve(Handler.self, name: "b").version == 1)
+            #expect(through.resolve(Handler.self, name: "b").version == 1)
         }
-        return (child.resolveAll(Handler.self), child)
+        return (through.resolveAll(Handler.self), child)
+    }
+
+    @Test(arguments: [Scope.transient, .graph, .scoped, .cached, .singleton, .weak, .custom("session")], [false, true])
+    func aRegistrationOfAnyScopeReplacedDuringResolveAllIsNeverBuiltByItsOldFactory(
+        oldScope: Scope,
+        throughRoot: Bool
+    ) {
+        let (handlers, _) = handlersAfterAReplacement(
+            oldScope: oldScope,
+            newScope: .transient,
+            builtBefore: false,
+            throughRoot: throughRoot
+        )
+
+        #expect(handlers.map(\.version) == [1, 2], "the old factory ran after it was replaced")
+    }
+
+    @Test(arguments: [false, true])
+    func aScopedRegistrationBuiltAndReplacedDuringResolveAllGivesTheReplacement(throughRoot: Bool) {
+        // The container's own .scoped instance of the old registration is retired with it; a resolve that found the
+        // old registration gets the replacement, not an internal error.
+        let (handlers, _) = handlersAfterAReplacement(
+            oldScope: .scoped,
+            newScope: .scoped,
+            builtBefore: true,
+            throughRoot: throughRoot
+        )
+
+        #expect(handlers.map(\.version) == [1, 2], "the old instance or factory was used after the replacement")
     }
 
     @Test(arguments: [false, true])

@@ -83,6 +83,9 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
 
     /// Drops every instance; `onRelease` runs for each, with no lock held. A build under way for a value hands its
     /// instance to its own caller and those waiting for it, and is not kept (nor released: the cache never held it).
+    ///
+    /// The slots are retired, not only emptied: they have left the table, so a resolve that found one just before
+    /// must not build into it; it gets ``InstanceSlot/Failure/retired`` and looks again.
     @discardableResult
     func reset() -> Bool {
         let dropped = state.withLock { state in
@@ -91,7 +94,7 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
         }
         var held = false
         for slot in dropped.values {
-            held = slot.reset() || held  // outside the lock: onRelease is user code
+            held = slot.retire() || held  // outside the lock: onRelease is user code
         }
         return held
     }

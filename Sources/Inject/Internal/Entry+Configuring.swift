@@ -39,8 +39,12 @@ extension EntryBase {
                 forward.endConfiguring()
             }
         }
-        if let previous, previous.retireCachedInstance() {
-            previous.droppedInstanceWhenReplaced = true
+        if let previous {
+            // Marked first: from now on no build of it starts, whether it finds a cache to retire or not.
+            previous.markReplaced(droppedInstance: false)
+            if previous.retireCachedInstance() {
+                previous.markReplaced(droppedInstance: true)
+            }
         }
     }
 

@@ -167,9 +167,9 @@ class EntryBase: @unchecked Sendable {
         static let publishedArguments = 13
         /// The ``label``, boxed and retained, made on first use.
         static let label = 14
-        /// Non-null once a registration of the same key replaced this one and dropped an instance it had built (a
-        /// mark, not a pointer): for `validate()`'s warning.
-        static let droppedWhenReplaced = 15
+        /// Non-null once a registration of the same key replaced this one (a mark, not a pointer: bit 1 set, and
+        /// bit 2 too when the replacement dropped an instance this one had built, for `validate()`'s warning).
+        static let replaced = 15
         static let count = 16
     }
 
@@ -368,16 +368,20 @@ class EntryBase: @unchecked Sendable {
     /// Whether ``Registration/eager()`` marked it for `warmUp()`.
     var isEager: Bool { c_inject_load_acquire(cells + Cell.eager) != nil }
 
+    /// Whether a registration of the same key replaced this one: its factory never runs again (a resolve that
+    /// found it before gets the replacement instead).
+    @inline(__always)
+    var isReplaced: Bool { c_inject_load_acquire(cells + Cell.replaced) != nil }
+
     /// Whether a registration of the same key replaced this one after it had built an instance, which was dropped
     /// (whoever got it keeps it, and the next resolve builds another).
     var droppedInstanceWhenReplaced: Bool {
-        get { c_inject_load_acquire(cells + Cell.droppedWhenReplaced) != nil }
-        set {
-            c_inject_store_release(
-                cells + Cell.droppedWhenReplaced,
-                UnsafeMutableRawPointer(bitPattern: newValue ? 1 : 0)
-            )
-        }
+        Int(bitPattern: c_inject_load_acquire(cells + Cell.replaced)) & 2 != 0
+    }
+
+    /// Marks it replaced; `droppedInstance` when its replacement dropped an instance it had built.
+    func markReplaced(droppedInstance: Bool) {
+        c_inject_store_release(cells + Cell.replaced, UnsafeMutableRawPointer(bitPattern: droppedInstance ? 3 : 1))
     }
 
     /// Marks it for `warmUp()`.
@@ -566,7 +570,7 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         if Scope.storage(ofCode: code) == .resolvingContainer {
             // The registering container's own `.scoped` instance goes with the registration. A child's stays until
             // the child is released (a container does not know its children); nothing resolves the old entry again.
-            return owner.dropScoped(self, retiring: true)
+            return owner.dropScoped(self)
         }
         guard Scope.storage(ofCode: code) == .registration else { return false }
         if argumentKeying != nil {

@@ -112,14 +112,17 @@ final class Overlay: @unchecked Sendable {
             return Array(matching.values)
         }
         for held in dropped {
-            (held.slot as? any InstanceCache)?.reset()  // outside the lock: onRelease and a deinit are user code
+            // Retired, as they left the table (see `DIContainer.dropScoped`); outside the lock: onRelease is user
+            // code.
+            (held.slot as? any InstanceCache)?.retire()
         }
     }
 
     /// Drops the instance(s) this overlay holds for `entry` built in `home`.
     func reset(_ entry: EntryBase, in home: DIContainer) {
         let dropped = slots.withLock { $0[ObjectIdentifier(home)]?.removeValue(forKey: ObjectIdentifier(entry)) }
-        (dropped?.slot as? any InstanceCache)?.reset()  // outside the lock: onRelease and a deinit are user code
+        // Retired, as it left the table (see `DIContainer.dropScoped`); outside the lock: onRelease is user code.
+        (dropped?.slot as? any InstanceCache)?.retire()
     }
 
     /// Takes every slot this overlay holds for the container `home`.

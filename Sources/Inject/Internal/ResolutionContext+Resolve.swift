@@ -131,20 +131,26 @@ extension ResolutionContext {
         // Shared instances take their dependencies from the container that owns the registration; the rest from
         // the container the resolve went through, so that a child's registrations win. Two calls rather than one
         // `let home = cond ? owner : container`, which would retain whichever it picks.
+        // `Failure.retired`: the registration was replaced (its factory never runs again), or a reset dropped the
+        // cache this resolve found before it could use it; either way, resolved again from the container's table.
         if Scope.resolvesFromOwner(code) {
-            // Only the registration's own slot is ever retired: the other scopes never throw `Failure.retired`.
             do {
                 return try instance(of: entry, in: owner, code, argument)
             } catch InstanceSlot<T>.Failure.retired {
                 return try instance(ofReplacementOf: entry, owner: owner, through: container, argument)
             }
         }
-        return try instance(of: entry, in: container, code, argument)
+        do {
+            return try instance(of: entry, in: container, code, argument)
+        } catch InstanceSlot<T>.Failure.retired {
+            return try instance(ofReplacementOf: entry, owner: owner, through: container, argument)
+        }
     }
 
     /// The instance of the registration that replaced `entry`, for a resolve that found `entry` just before its
     /// replacement and then its instance slot retired: resolved as a resolve through `container` finds it now, so
-    /// that the replacement's own scope decides where its dependencies come from and where it is kept.
+    /// that the replacement's own scope decides where its dependencies come from and where it is kept. When `entry`
+    /// is still the registration, a reset dropped the cache the resolve had found: it resolves `entry` again.
     @inline(never)
     private func instance<T>(
         ofReplacementOf entry: Entry<T>,
@@ -205,6 +211,7 @@ extension ResolutionContext {
                 argument
             )
         case .none:
+            try checkNotReplaced(entry)
             return try build(entry, in: home, code, argument)
         case .graph:
             if let resolution = asyncResolution {
@@ -214,6 +221,7 @@ extension ResolutionContext {
             if let box = graph[key] {
                 return unsafeDowncast(box, to: Box<T>.self).value
             }
+            try checkNotReplaced(entry)
             let value = try build(entry, in: home, code, argument)
             graph[key] = entry.box(value)
             return value
@@ -226,6 +234,9 @@ extension ResolutionContext {
             }
             return try fill(entry.slot(code), entry, in: home, code, argument)
         case .resolvingContainer:
+            // A replaced registration's `.scoped` slot in a child is not retired (the child is not known to its
+            // parent): the mark is what stops its factory.
+            try checkNotReplaced(entry)
             if let cache = overlay {
                 return try fill(cache.slot(for: entry, home: home, code), entry, in: home, code, argument)
             }
@@ -413,11 +424,22 @@ extension ResolutionContext {
         // through, and resolves the replacement from there.
     }
 
+    /// Throws `Failure.retired` when `entry` was replaced, for a build that no retired cache would stop (a
+    /// `.transient`, `.graph` or child's `.scoped` one, found by a `resolveAll` before its replacement, say).
+    @inline(__always)
+    func checkNotReplaced<T>(_ entry: Entry<T>) throws {
+        if _slowPath(entry.isReplaced) {
+            throw InstanceSlot<T>.Failure.retired
+        }
+    }
+
     /// The registration that replaced `entry` in its container, for a resolve that reached `entry` before the
     /// replacement and found its instance dropped.
     @inline(never)
     func replacement<T>(of entry: Entry<T>) throws -> Entry<T> {
-        guard let current = entry.owner.table.find(entry.key)?.visible(to: identity), current !== entry else {
+        guard let current = entry.owner.table.find(entry.key)?.visible(to: identity),
+            current !== entry || !entry.isReplaced
+        else {
             throw ResolutionError(
                 kind: .invalidRegistration,
                 service: entry.label,
