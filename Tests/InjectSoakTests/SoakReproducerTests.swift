@@ -276,7 +276,8 @@ extension SoakReproducerTests {
                     while done.value != true {
                         switch variant {
                         case .scopedReset: container.reset(.scoped)
-                        case .scopedRegistrationReset, .cachedArgumentRegistrationReset: container.reset(ClosingPool.self)
+                        case .scopedRegistrationReset, .cachedArgumentRegistrationReset:
+                            container.reset(ClosingPool.self)
                         }
                         _ = resets.increment()
                     }

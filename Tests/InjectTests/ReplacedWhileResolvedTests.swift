@@ -56,7 +56,10 @@ struct ReplacedWhileResolvedTests {
         return (through.resolveAll(Handler.self), child)
     }
 
-    @Test(arguments: [Scope.transient, .graph, .scoped, .cached, .singleton, .weak, .custom("session")], [false, true])
+    @Test(
+        arguments: [Scope.transient, .graph, .scoped, .cached, .singleton, .weak, .custom("session")],
+        [false, true]
+    )
     func aRegistrationOfAnyScopeReplacedDuringResolveAllIsNeverBuiltByItsOldFactory(
         oldScope: Scope,
         throughRoot: Bool
