@@ -130,6 +130,51 @@ struct ThreadSafetyTests {
         #expect(builds.value == 1)
     }
 
+    @Test func callersThatWaitedForAWeakBuildGetItsInstanceEvenWhenItsOwnCallerLetsGoAtOnce() {
+        // `.weak` keeps nothing by itself: the first caller's instance may be gone before the others wake. They
+        // waited for that build, so they get its instance, and the factory runs once.
+        let rounds = 100
+        let repeatedBuilds = Counter()
+        let splitInstances = Counter()
+        finishes(within: 60, "\(rounds) rounds of a .weak build that its first caller drops at once") {
+            for _ in 0..<rounds {
+                let container = DIContainer()
+                let builds = Counter()
+                let entered = DispatchSemaphore(value: 0)
+                container.register { () -> Service in
+                    if builds.increment() == 1 {
+                        // Open until the three others wait for it (or 10 s have passed).
+                        for _ in 0..<3 { entered.signal() }
+                        let deadline = Date().addingTimeInterval(10)
+                        while container.resolvesWaitingForBuild(of: Service.self) < 3, Date() < deadline {
+                            usleep(50)
+                        }
+                    }
+                    return Service()
+                }
+                .scope(.weak)
+                let held = Collector<Service>()
+                let builder = Thread { _ = container.resolve(Service.self) }  // dropped at once
+                builder.start()
+                onThreadsAtOnce(3) { _ in
+                    _ = entered.wait(timeout: .now() + 20)
+                    held.append(container.resolve(Service.self))
+                }
+                if builds.value > 1 {
+                    repeatedBuilds.increment()
+                }
+                if Set(held.values.map(ObjectIdentifier.init)).count > 1 {
+                    splitInstances.increment()
+                }
+            }
+        }
+        #expect(repeatedBuilds.value == 0, "in \(repeatedBuilds.value) of \(rounds) rounds the factory ran again")
+        #expect(
+            splitInstances.value == 0,
+            "in \(splitInstances.value) of \(rounds) rounds the waiters got different instances"
+        )
+    }
+
     @Test func registeringWhileOtherThreadsResolveIsSafe() {
         let container = DIContainer()
         container.register { Service(id: -1) }.scope(.singleton)

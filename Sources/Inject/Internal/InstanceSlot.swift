@@ -289,6 +289,13 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
         do {
             return try state.withLock { state throws -> T in
                 if holdsWeakly {
+                    // A `.weak` build hands its instance to the callers that waited for it, held strongly until each
+                    // has come back (see `finish`): its own caller may have let go of it meanwhile.
+                    if let awaited, let handoff = state.handoff, handoff.build == awaited.build,
+                        awaited.generation == handoff.generation
+                    {
+                        return Self.takeHandoff(handoff, &state)
+                    }
                     if let object = state.object {
                         return object as! T
                     }
@@ -301,15 +308,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                     // The build this caller waited for made an instance that the slot did not keep (a reset, or a
                     // replacement, while it ran). Only for a caller that waited since before that: one that came
                     // after must not get an instance the reset left behind while the next build gives others a new one.
-                    let instance = handoff.storage.assumingMemoryBound(to: T.self)
-                    guard handoff.waiters <= 1 else {
-                        state.handoff?.waiters -= 1
-                        return instance.pointee
-                    }
-                    // The last of its waiters takes it over: moved out, so that nothing is released under the lock.
-                    state.handoff = nil
-                    defer { handoff.storage.deallocate() }
-                    return instance.move()
+                    return Self.takeHandoff(handoff, &state)
                 }
                 if let awaited, let failure = state.failure, failure.build == awaited.build {
                     throw InstanceSlotStep.failed(failure.error)
@@ -371,11 +370,36 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                 throw Failure.sharedBuildFailed(error)
             case .wait(let build):
                 awaited = build
-                defer { state.withLock { $0.asyncWaiting -= 1 } }
-                try await waitForBuild(waiter)
+                do {
+                    try await waitForBuild(waiter)
+                } catch {
+                    leaveWait(for: build)
+                    throw error
+                }
+                state.withLock { $0.asyncWaiting -= 1 }
             case .build(let generation):
                 return try await buildAndStore(generation: generation, build)
             }
+        }
+    }
+
+    /// An async caller that stops waiting for `build` (cancelled): no longer counted, and its share of that build's
+    /// hand-off given back, so that the hand-off does not keep the instance after the others have taken it. One lock
+    /// for both, so that the build cannot end in between and count it for a hand-off it never takes.
+    private func leaveWait(for build: AwaitedBuild) {
+        let freed: UnsafeMutableRawPointer? = state.withLock { state in
+            state.asyncWaiting -= 1
+            guard let handoff = state.handoff, handoff.build == build.build, handoff.generation == build.generation
+            else { return nil }
+            guard handoff.waiters <= 1 else {
+                state.handoff?.waiters -= 1
+                return nil
+            }
+            state.handoff = nil
+            return handoff.storage
+        }
+        if let freed {
+            _ = Self.release(freed)  // outside the lock: a deinit is user code
         }
     }
 
@@ -433,6 +457,22 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
         }
     }
 
+    /// The instance of a build's hand-off, for one of the callers that waited for that build: a copy, or, for the
+    /// last of them, the instance itself, moved out (so that nothing is released under the lock).
+    private static func takeHandoff(
+        _ handoff: (build: Int, generation: Int, storage: UnsafeMutableRawPointer, waiters: Int),
+        _ state: inout InstanceSlotState
+    ) -> T {
+        let instance = handoff.storage.assumingMemoryBound(to: T.self)
+        guard handoff.waiters <= 1 else {
+            state.handoff?.waiters -= 1
+            return instance.pointee
+        }
+        state.handoff = nil
+        defer { handoff.storage.deallocate() }
+        return instance.move()
+    }
+
     /// Ends the build under way: keeps `value`, or, when the build threw `error`, keeps the error for the callers
     /// that waited for it (a cancellation excepted: the build stopped for its own caller, not for them, so one of
     /// them builds again). Then wakes them.
@@ -466,6 +506,13 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                             // `.transient`).
                             if Swift.type(of: value as Any) is AnyObject.Type {
                                 state.object = value as AnyObject
+                            }
+                            // The callers that waited get this instance, even if its own caller lets go of it before
+                            // they wake: held for them until each has taken it (rare: a first build with waiters).
+                            if state.waiters + state.asyncWaiting > 0 {
+                                state.handoff = (
+                                    state.builds, generation, Self.store(value), state.waiters + state.asyncWaiting
+                                )
                             }
                         } else {
                             unused = state.storage

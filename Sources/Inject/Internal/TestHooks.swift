@@ -10,7 +10,7 @@ extension DIContainer {
         return registration.entry.cellsAreInline
     }
 
-    /// How many resolves wait for a build of the `.singleton` or `.cached` registration of `type` (threads parked
+    /// How many resolves wait for a build of the `.singleton`, `.cached` or `.weak` registration of `type` (threads parked
     /// and tasks suspended), for a test that must know they wait before it lets the build end.
     package func resolvesWaitingForBuild<T>(of type: T.Type, name: Name? = nil) -> Int {
         guard let found = findUnretained(Key(type, name)),
