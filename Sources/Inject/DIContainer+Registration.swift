@@ -233,38 +233,8 @@ extension DIContainer {
             line: line,
             factoryKind: .autowired(parameters: parameters, count: count)
         ) { resolver in
-            if resolver.isValidating {
-                return try Self.buildReportingEveryParameter(resolver, initializer)
-            }
-            return try initializer(repeat try resolver.resolve((each Dependency).self))
+            try initializer(repeat try resolver.resolve((each Dependency).self))
         }
-    }
-
-    /// An autowired build under `validate()`: every parameter is resolved even after one fails, so that the report
-    /// lists each one that cannot be (a factory written by hand stops at its first failure). Throws the first.
-    @inlinable
-    static func buildReportingEveryParameter<T, each Dependency>(
-        _ resolver: DIResolver,
-        _ initializer: (repeat each Dependency) throws -> T
-    ) throws -> T {
-        var failure: (any Error)?
-        func attempt<Parameter>(_: Parameter.Type) -> Parameter? {
-            do {
-                return try resolver.resolve(Parameter.self)
-            } catch {
-                if failure == nil {
-                    failure = error
-                } else {
-                    resolver.keepForValidation(error)
-                }
-                return nil
-            }
-        }
-        let resolved = (repeat attempt((each Dependency).self))
-        if let failure {
-            throw failure
-        }
-        return try initializer(repeat (each resolved)!)
     }
 
     /// Registers the services of each module, in order.

@@ -88,12 +88,14 @@ extension ResolutionContext {
             .filter { !$0.entry.takesArgument && !$0.entry.forwardsAnArgument(in: $0.owner) }
             .sorted { place($0) < place($1) }
         return try ordered.map { winner in
-            try instance(
-                of: unsafeDowncast(winner.entry, to: Entry<T>.self),
-                owner: winner.owner,
-                through: container,
-                nil
-            )
+            var entry = unsafeDowncast(winner.entry, to: Entry<T>.self)
+            // Replaced since it was collected (by an earlier element's factory, say): its replacement is built, never
+            // the old factory, whatever the scope (a caching one's retired cache would tell too; a `.transient`,
+            // `.graph` or child's `.scoped` one has none).
+            while entry.isReplaced {
+                entry = try replacement(of: entry)
+            }
+            return try instance(of: entry, owner: winner.owner, through: container, nil)
         }
     }
 }

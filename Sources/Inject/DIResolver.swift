@@ -83,19 +83,6 @@ public struct DIResolver: Sendable {
     }
 
     var caller: DIContainer.Caller { .resolver(overlay, frame) }
-
-    /// Whether this resolution is `validate()`'s, which reports every failure rather than the first.
-    @usableFromInline
-    var isValidating: Bool { overlay?.recorder != nil }
-
-    /// Under `validate()`, puts `error`, from a request that failed after another already had, in the report:
-    /// how an autowired factory reports every parameter it cannot resolve, not only the first.
-    @usableFromInline
-    func keepForValidation(_ error: any Error) {
-        if let recorder = overlay?.recorder, let error = error as? ResolutionError {
-            recorder.recordFailure(error)
-        }
-    }
 }
 
 extension DIResolver {

@@ -140,6 +140,10 @@ extension ResolutionContext {
                 return try instance(ofReplacementOf: entry, owner: owner, through: container, argument)
             }
         }
+        // `.transient` and `.graph` builds keep nothing that a reset or a replacement could retire.
+        guard Scope.storage(ofCode: code) == .resolvingContainer else {
+            return try instance(of: entry, in: container, code, argument)
+        }
         do {
             return try instance(of: entry, in: container, code, argument)
         } catch InstanceSlot<T>.Failure.retired {
@@ -211,7 +215,6 @@ extension ResolutionContext {
                 argument
             )
         case .none:
-            try checkNotReplaced(entry)
             return try build(entry, in: home, code, argument)
         case .graph:
             if let resolution = asyncResolution {
@@ -221,7 +224,6 @@ extension ResolutionContext {
             if let box = graph[key] {
                 return unsafeDowncast(box, to: Box<T>.self).value
             }
-            try checkNotReplaced(entry)
             let value = try build(entry, in: home, code, argument)
             graph[key] = entry.box(value)
             return value
@@ -234,9 +236,6 @@ extension ResolutionContext {
             }
             return try fill(entry.slot(code), entry, in: home, code, argument)
         case .resolvingContainer:
-            // A replaced registration's `.scoped` slot in a child is not retired (the child is not known to its
-            // parent): the mark is what stops its factory.
-            try checkNotReplaced(entry)
             if let cache = overlay {
                 return try fill(cache.slot(for: entry, home: home, code), entry, in: home, code, argument)
             }
@@ -424,15 +423,6 @@ extension ResolutionContext {
         // through, and resolves the replacement from there.
     }
 
-    /// Throws `Failure.retired` when `entry` was replaced, for a build that no retired cache would stop (a
-    /// `.transient`, `.graph` or child's `.scoped` one, found by a `resolveAll` before its replacement, say).
-    @inline(__always)
-    func checkNotReplaced<T>(_ entry: Entry<T>) throws {
-        if _slowPath(entry.isReplaced) {
-            throw InstanceSlot<T>.Failure.retired
-        }
-    }
-
     /// The registration that replaced `entry` in its container, for a resolve that reached `entry` before the
     /// replacement and found its instance dropped.
     @inline(never)
@@ -522,6 +512,9 @@ extension ResolutionContext {
             if asyncResolution != nil {
                 _ = takeDeferredWrapperFailure()
             }
+            if overlay?.recorder != nil, case .autowired = entry.factoryKind {
+                reportEveryAutowiredParameter(of: entry, in: home, after: error)
+            }
             throw error
         }
         if asyncResolution != nil, let failure = takeDeferredWrapperFailure() {
@@ -531,6 +524,32 @@ extension ResolutionContext {
         }
         built = true
         return value
+    }
+
+    /// Under `validate()`, after an autowired factory failed: each of its parameters resolved again, one by one, with
+    /// its frame still on top, so that the report lists every parameter that cannot be resolved, not only the first
+    /// (whose error is `error`; a factory written by hand stops there). The autowired factory itself is not
+    /// touched: this costs its hot path nothing.
+    @inline(never)
+    private func reportEveryAutowiredParameter(of entry: EntryBase, in home: DIContainer, after error: any Error) {
+        guard let recorder = overlay?.recorder, case .autowired(let parameters, let count) = entry.factoryKind,
+            let thrown = error as? ResolutionError
+        else { return }
+        let resolver = DIResolver(container: home, overlay: overlay)
+        func attempt<Parameter>(_: Parameter.Type) {
+            do {
+                _ = try resolver.resolve(Parameter.self)
+            } catch let failure as ResolutionError {
+                if failure.kind != thrown.kind || failure.service != thrown.service {
+                    recorder.recordFailure(failure)
+                }
+            } catch {
+                // Not a resolution's error: nothing to add.
+            }
+        }
+        for parameter in Describe.elements(of: parameters, count: count) {
+            _openExistential(parameter, do: attempt)
+        }
     }
 
     /// Runs the factory and `resolveProperties` of `entry`, whose frame is on top of the stack.
