@@ -30,6 +30,16 @@ extension ProblemCollector {
         _ seen: ValidationRecorder.State,
         _ entriesByID: [ObjectIdentifier: EntryBase]
     ) -> (EntryBase, through: [EntryBase])? {
+        // Most builds ask for no main-actor service and no forward: one look at the edges, with nothing allocated.
+        var mayReachOne = false
+        for edge in seen.dependencies[.node(node)] ?? [] where !edge.kind.isOnFirstRead {
+            guard case .node(let target) = edge.to, let needed = entriesByID[target.entry] else { continue }
+            if needed.isMainActor { return (needed, []) }
+            if needed.isForward || (transitively && !needed.isAsync) {
+                mayReachOne = true
+            }
+        }
+        guard mayReachOne else { return nil }
         var visited: Set<ValidationRecorder.Node> = [node]
         var pending: [(node: ValidationRecorder.Node, through: [EntryBase])] = [(node, [])]
         var next = 0
