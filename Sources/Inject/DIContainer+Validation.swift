@@ -346,7 +346,11 @@ extension DIContainer {
                         try check.resolve(check.container)
                         return nil
                     } catch {
-                        return (error as? ResolutionError)?.asked(by: check.site, atDepth: 0)
+                        return (error as? ResolutionError)?.asked(
+                            by: check.site,
+                            atDepth: 0,
+                            initialisedBy: check.initialisedBy
+                        )
                     }
                 }
                 if let failure {

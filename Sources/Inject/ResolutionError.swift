@@ -107,7 +107,10 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
     ///
     /// When nothing is registered and the wrapper's own request went through ``DIContainer/shared`` from outside any
     /// factory (see ``fixThroughShared``), a line says so, and the fix names that container and `container:`.
-    func asked(by site: PropertySite, atDepth depth: Int) -> ResolutionError {
+    ///
+    /// - Parameter initialisedBy: What built the object that holds the property, when the request is not made while
+    ///   it is built (a lazy property's first read): named as if it were.
+    func asked(by site: PropertySite, atDepth depth: Int, initialisedBy: String? = nil) -> ResolutionError {
         let property = site.description
         var details = self.details
         var registration = self.registration
@@ -119,6 +122,7 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
                 inside.flatMap {
                     $0.hasPrefix("a resolve call outside") ? nil : "asked by: \(property), initialised by \($0)"
                 }
+                ?? initialisedBy.map { "asked by: \(property), initialised by \($0)" }
                 ?? "asked by: \(property)"
             if let caller {
                 details[caller] = line

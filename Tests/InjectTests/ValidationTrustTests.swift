@@ -410,13 +410,22 @@ struct ValidationTrustTests {
 
     @Test func aLazyWrappersMissingDependencyIsReportedAtItsDeclaration() throws {
         let container = DIContainer()
+        let holderLine = #line + 1
         container.register(LazyHolder.self) { LazyHolder() }
 
         let report = container.validationReport()
 
         let missing = try onlyProblem(ofKind: .missingRegistration, in: report)
         #expect(missing.location == lazyLedgerDeclaration, "\(missing)")
-        #expect(missing.description.contains("@LazyInjected Ledger at \(lazyLedgerDeclaration)"), "\(missing)")
+        #expect(
+            missing.description.contains(
+                """
+                asked by: @LazyInjected Ledger at \(lazyLedgerDeclaration), initialised by LazyHolder's factory, \
+                registered at \(registeredAt(holderLine))
+                """
+            ),
+            "\(missing)"
+        )
         let graph = DrawnGraph(dot: report.dot())
         #expect(graph.edge(from: graph.node("LazyHolder"), to: graph.node("missing: Ledger")) != nil, "\(report.dot())")
     }

@@ -112,6 +112,9 @@ final class ValidationRecorder: @unchecked Sendable {
     struct LazyCheck {
         let source: Source?
         let site: PropertySite
+        /// The build that made the property's holder, as an error names it ("Screen's factory, registered at ..."),
+        /// or `nil` outside any build.
+        let initialisedBy: String?
         let container: DIContainer
         let resolve: @Sendable (DIContainer) throws -> Void
     }

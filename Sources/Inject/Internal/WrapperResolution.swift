@@ -140,11 +140,21 @@ enum WrapperResolution {
         site: PropertySite
     ) {
         guard let recorder = activeRecorder else { return }
-        let source = c_inject_get_thread_context().flatMap {
-            Unmanaged<ResolutionContext>.fromOpaque($0).takeUnretainedValue().recordSource
+        let context = c_inject_get_thread_context().map {
+            Unmanaged<ResolutionContext>.fromOpaque($0).takeUnretainedValue()
+        }
+        // As an error names the build under way: its factory, or its resolveProperties once the factory returned.
+        let holder = context?.frames.last.map { frame in
+            let closure = frame.inProgress == nil ? "factory" : "resolveProperties closure"
+            return "\(frame.entry.label)'s \(closure), registered at \(frame.entry.location)"
         }
         recorder.recordLazyCheck(
-            ValidationRecorder.LazyCheck(source: source, site: site, container: container) { container in
+            ValidationRecorder.LazyCheck(
+                source: context?.recordSource,
+                site: site,
+                initialisedBy: holder,
+                container: container
+            ) { container in
                 _ = try container.resolveThrowing(Service.self, name: name)
             }
         )
