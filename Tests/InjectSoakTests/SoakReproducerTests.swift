@@ -356,6 +356,6 @@ extension SoakReproducerTests {
 
         #expect(finished)
         #expect(failures.values.isEmpty, "\(failures.values.count) resolves failed, e.g. \(failures.values.prefix(3))")
-        #expect(resolves.value > 1_000, "the resolves did not overlap the registrations")
+        #expect(resolves.value >= 100, "the resolves did not overlap the registrations")
     }
 }
