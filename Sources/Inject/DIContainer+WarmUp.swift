@@ -263,6 +263,7 @@ extension Registration {
     ///
     /// For a caching scope (`.singleton`, `.cached`, `.scoped`, custom); options chain in any order, so the scope is
     /// judged when `warmUp()` or `validate()` uses the registration: a scope that does not cache is a failure there.
+    /// A `.scoped` one is built by each child container's own `warmUp()`, one per child scope, not by a root's.
     @discardableResult
     public func eager() -> Self {
         container.checkNotSealed(for: "Registration.eager() on \(entry.label)", at: entry)
