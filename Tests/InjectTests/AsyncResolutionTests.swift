@@ -56,8 +56,10 @@ private final class Pair: Sendable {
 private protocol Store: Sendable {}
 private final class SQLStore: Store {}
 
+private protocol ScreenModelProviding: AnyObject, Sendable {}
+
 @MainActor
-private final class ScreenModel {
+private final class ScreenModel: ScreenModelProviding {
     /// Whether the model was made on the main actor's executor (a trap in `assertIsolated` otherwise).
     let madeOnTheMainActor: Bool
 
@@ -114,6 +116,41 @@ struct AsyncResolutionTests {
         #expect(try await container.resolveAsync(Widget.self, argument: 5).serial == 5)
         _ = try await container.resolveAsync(Keychain.self)
         #expect(properties.value == 1)
+    }
+
+    @Test(arguments: [Scope.singleton, .cached, .transient])
+    func anAsyncRegistrationResolvedAsyncThroughItsImplementsForwardIsAwaited(scope: Scope) async throws {
+        let container = DIContainer()
+        container.register(SQLStore.self) { _ in
+            await Task.yield()
+            return SQLStore()
+        }
+        .scope(scope)
+        .implements(Store.self)
+        // An eager service that awaits the protocol: warmUp() builds it.
+        container.register(Journal.self) { r in
+            _ = try await r.resolveAsync(Store.self)
+            return Journal()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+        #expect(report.isValid, "\(report)")
+        let store = try await container.resolveAsync(Store.self)
+        if scope != .transient {
+            #expect(store as AnyObject === (try await container.resolveAsync(SQLStore.self)))
+        }
+        try await container.warmUp()
+    }
+
+    @Test func aMainActorRegistrationResolvedAsyncThroughItsImplementsForwardHopsToTheMainActor() async throws {
+        let container = DIContainer()
+        container.register(mainActorFactory: { _ in ScreenModel() }).implements(ScreenModelProviding.self)
+
+        let report = await Task.detached { await container.validationReportAsync() }.value
+        #expect(report.isValid, "\(report)")
+        let model = try await Task.detached { try await container.resolveAsync(ScreenModelProviding.self) }.value
+        #expect(model is ScreenModel)
     }
 
     @Test func aChildsRegistrationWinsAndASingletonResolvesFromItsOwner() async throws {

@@ -34,6 +34,39 @@ extension AsyncResolution {
         )
     }
 
+    /// An `implements` forward, resolved asynchronously: its registration is resolved on this async path, with the
+    /// forward's frame as its parent (as the synchronous path pushes it), rather than by the forward's synchronous
+    /// factory, so that an async registration behind it is awaited and a `mainActorFactory` one hopped to, as when
+    /// it is resolved by its own type.
+    private func forwarded<P>(
+        _ forward: Entry<P>,
+        to target: Key,
+        _ targetType: Any.Type,
+        named targetName: DIContainer.Name?,
+        home: DIContainer,
+        through container: DIContainer,
+        _ argument: ArgumentBox?,
+        parent: AsyncFrame?
+    ) async throws -> P {
+        let frame = AsyncFrame(entry: forward, container: home, argument: argument, parent: parent, resolution: self)
+        func resolveTarget<Target>(_: Target.Type) async throws -> P? {
+            let instance = try await resolve(
+                Target.self,
+                key: target,
+                name: targetName,
+                through: container,
+                argument: argument,
+                parent: frame
+            )
+            return instance as? P
+        }
+        if let instance = try await resolveTarget(targetType) {
+            return instance
+        }
+        // Not of the forwarded type: the forward's own factory says so, with the path.
+        return try await build(forward, frame: frame, forward.scopeCode, argument)
+    }
+
     /// The registration under `key` that a resolve through `container` sees, with the container that owns it.
     private func find(_ key: Key, through container: DIContainer) -> (EntryBase, DIContainer)? {
         if let overlay, let found = overlay.find(key, through: container) {
@@ -104,6 +137,18 @@ extension AsyncResolution {
             if !entry.isForward {
                 throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: index, closedBy: entry) }
             }
+        }
+        if case .forward(let target, let targetType, let targetName) = entry.factoryKind {
+            return try await forwarded(
+                entry,
+                to: target,
+                targetType,
+                named: targetName,
+                home: home,
+                through: container,
+                argument,
+                parent: parent
+            )
         }
         let validating = overlay?.recorder != nil
         if let argument, code != Scope.Code.transient, let keying = entry.argumentKeying {
