@@ -65,7 +65,13 @@ final class WeakInjection<Service>: @unchecked Sendable {
         self.name = name
         self.site = site
         self.slots = OverrideSlots(service: Service.self, name: name)
-        WrapperResolution.recordLazyDependency(Service.self, name: name, container: container, site: site)
+        WrapperResolution.recordLazyDependency(
+            Service.self,
+            name: name,
+            container: container,
+            site: site,
+            needsAClass: true
+        )
     }
 
     var value: Service? {
@@ -90,11 +96,7 @@ final class WeakInjection<Service>: @unchecked Sendable {
     private func object(_ instance: Service) -> AnyObject {
         guard Swift.type(of: instance as Any) is AnyObject.Type else {
             fatalError(
-                """
-                Inject: \(site) got a \(Describe.type(Swift.type(of: instance as Any))), which is not a class: a \
-                weak reference can only hold a class instance.
-                  fix: use @Injected or @LazyInjected for value types.
-                """,
+                "\(WrapperResolution.notAClass(Swift.type(of: instance as Any), for: site))",
                 file: site.file,
                 line: site.line
             )

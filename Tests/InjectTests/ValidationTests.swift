@@ -75,6 +75,32 @@ private final class WeakGizmoHolder: @unchecked Sendable {
     @WeakInjected var gizmo: Gizmo?
 }
 
+/// Holds a value type weakly, which its first read traps on.
+private struct Reading: Sendable {}
+
+private final class WeakReadingHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own reads.
+    @WeakInjected var reading: Reading?
+}
+
+private let weakReadingDeclaration = "\(#fileID):\(#line - 3)"
+
+struct WeakInjectedValueTypeValidationTests {
+    @Test(arguments: [Scope.singleton, .transient])
+    func aWeakInjectedPropertyOfAValueTypeIsAnErrorAtItsDeclaration(scope: Scope) throws {
+        let container = DIContainer()
+        container.register(Reading.self) { Reading() }.scope(scope)
+        container.register(WeakReadingHolder.self) { WeakReadingHolder() }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.errors.first, "\(report)")
+        #expect(problem.location == weakReadingDeclaration, "\(problem)")
+        #expect(problem.message.contains("got a Reading, which is not a class"), "\(problem)")
+        #expect(problem.description.contains("fix: use @Injected or @LazyInjected for value types."), "\(problem)")
+    }
+}
+
 struct ForwardedArgumentRegistrationTests {
     @Test func anImplementsForwardOfAnArgumentRegistrationIsBuiltWithItsSample() throws {
         let container = DIContainer()

@@ -133,11 +133,15 @@ enum WrapperResolution {
 
     /// Under `validate()`, records that a lazy wrapper was made, so that its dependency is resolved after the build
     /// that made it, as its first read would.
+    ///
+    /// - Parameter needsAClass: Whether the wrapper holds its instance weakly (`@WeakInjected`), so that its first
+    ///   read traps on a value type: validation reports that as an error instead.
     static func recordLazyDependency<Service>(
         _ type: Service.Type,
         name: DIContainer.Name?,
         container: DIContainer,
-        site: PropertySite
+        site: PropertySite,
+        needsAClass: Bool = false
     ) {
         guard let recorder = activeRecorder else { return }
         let context = c_inject_get_thread_context().map {
@@ -155,8 +159,26 @@ enum WrapperResolution {
                 initialisedBy: holder,
                 container: container
             ) { container in
-                _ = try container.resolveThrowing(Service.self, name: name)
+                let instance = try container.resolveThrowing(Service.self, name: name)
+                if needsAClass, !(Swift.type(of: instance as Any) is AnyObject.Type) {
+                    throw notAClass(Swift.type(of: instance as Any), for: site)
+                }
             }
+        )
+    }
+
+    /// What a `@WeakInjected` property's first read traps with when its service resolves to a value type.
+    static func notAClass(_ type: Any.Type, for site: PropertySite) -> ResolutionError {
+        ResolutionError(
+            kind: .notAClass,
+            service: Describe.service(site.service, site.name),
+            path: [Describe.service(site.service, site.name)],
+            registration: site.location,
+            headline: """
+                \(site) got a \(Describe.type(type)), which is not a class: a weak reference can only hold a class \
+                instance.
+                """,
+            fix: "use @Injected or @LazyInjected for value types."
         )
     }
 }
