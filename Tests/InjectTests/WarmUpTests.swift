@@ -433,6 +433,33 @@ struct WarmUpTests {
         }
     }
 
+    @Test func validateAsyncSaysARootCannotReadItsScopedEagerAsyncServiceSynchronously() async throws {
+        let root = DIContainer()
+        root.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(.scoped).eager()
+        root.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)
+            return HomeFeed()
+        }
+        .scope(.scoped)
+
+        let report = await root.validationReportAsync()
+
+        let error = try #require(report.errors.first { $0.service == "Database" }, "\(report)")
+        #expect(error.message.contains("a root container's warmUp() builds no .scoped registration"), "\(error)")
+        // What validation says is what happens.
+        try await root.warmUp()
+        #expect(throws: ResolutionError.self) { try root.resolveThrowing(HomeFeed.self) }
+        // Through a child, whose own warmUp() builds it, the same wiring is valid and works.
+        let session = root.makeChild()
+        #expect((await session.validationReportAsync()).isValid)
+        try await session.warmUp()
+        _ = try session.resolveThrowing(HomeFeed.self)
+    }
+
     @Test func aRootsWarmUpLeavesItsScopedEagerRegistrationsToItsChildScopes() async throws {
         // A session service that needs what only the session registers: the app's warmUp() at launch cannot build
         // it, and must not fail for it.

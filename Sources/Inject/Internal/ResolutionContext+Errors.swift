@@ -422,6 +422,9 @@ extension ResolutionContext {
         /// Under `validateAsync()`: its own factory needs, directly or through others, the service that reads it,
         /// so it is never built before that read, whoever builds it first.
         case cycle
+        /// Under `validateAsync()`: it is `.eager()` and `.scoped`, read through a root container, whose `warmUp()`
+        /// builds no `.scoped` registration.
+        case scopedInRoot
     }
 
     /// - Parameter lastFailure: What the last build of the instance threw, when it failed and none has succeeded
@@ -455,6 +458,17 @@ extension ResolutionContext {
             fix = """
                 break the cycle: let one side hold the other with @LazyInjected, or get the other in \
                 resolveProperties instead of its factory.
+                """
+        case .scopedInRoot:
+            headline = """
+                \(entry.label), registered at \(entry.location), is read synchronously through a root container, \
+                but it has an async factory and nothing builds it there first: it is .eager() and .scoped, and a root \
+                container's warmUp() builds no .scoped registration (each child container's own warmUp() builds its \
+                own).
+                """
+            fix = """
+                read it through a child container after that child's warmUp(), or read it with try await \
+                r.\(call) in an async factory.
                 """
         case .notEager where caches:
             headline = """
@@ -517,7 +531,7 @@ extension ResolutionContext {
                 """
             )
         }
-        if reason == .notEager || reason == .cycle, path.count > 2 {
+        if reason == .notEager || reason == .cycle || reason == .scopedInRoot, path.count > 2 {
             // The read fails when the asker is resolved first: that is the path that matters, not the one
             // validation happened to reach it by.
             details.append("reached here through: \(path.dropLast().joined(separator: " -> "))")

@@ -183,7 +183,7 @@ extension ResolutionContext {
             if let inProgress = frames[index].inProgress {
                 lend(at: index)
                 if entry.isAsync, overlay?.recorder != nil, index != frames.count - 1 {
-                    noteSynchronousReadOfAsyncBuildInProgress(entry, code: code)
+                    noteSynchronousReadOfAsyncBuildInProgress(entry, in: home, code: code)
                 }
                 return unsafeDowncast(inProgress.takeUnretainedValue(), to: Box<T>.self).value
             }
@@ -287,9 +287,18 @@ extension ResolutionContext {
     /// up this resolution gets its instance back, as at run time; but the reader can be resolved first too, and then
     /// nothing has built it. Unless `warmUp()` builds it at start-up (it is eager), that entry point fails.
     @inline(never)
-    private func noteSynchronousReadOfAsyncBuildInProgress(_ entry: EntryBase, code: Int) {
-        guard !entry.isEager, let recorder = overlay?.recorder else { return }
-        recorder.recordFailure(notBuiltYet(entry, code: code, because: .notEager))
+    private func noteSynchronousReadOfAsyncBuildInProgress(_ entry: EntryBase, in home: DIContainer, code: Int) {
+        guard let reason = whyWarmUpDoesNotBuild(entry, in: home, code: code), let recorder = overlay?.recorder
+        else { return }
+        recorder.recordFailure(notBuiltYet(entry, code: code, because: reason))
+    }
+
+    /// Why `warmUp()` does not build `entry`'s instance for `home` before a synchronous read: it is not eager, or it
+    /// is a `.scoped` one read through a root container (whose `warmUp()` leaves them to its children); `nil` when
+    /// it does.
+    private func whyWarmUpDoesNotBuild(_ entry: EntryBase, in home: DIContainer, code: Int) -> NotBuiltReason? {
+        guard entry.isEager else { return .notEager }
+        return code == Scope.Code.scoped && home.parent == nil ? .scopedInRoot : nil
     }
 
     /// The instance of an async registration, for a synchronous resolve: the one an async resolution built, or a
@@ -316,8 +325,8 @@ extension ResolutionContext {
                 let error = notBuiltYet(entry, code: code, because: .cycle)
                 recorder.recordFailure(error)
                 reported = error
-            } else if !entry.isEager, !askerResolvedIt {
-                let error = notBuiltYet(entry, code: code, because: .notEager)
+            } else if !askerResolvedIt, let reason = whyWarmUpDoesNotBuild(entry, in: home, code: code) {
+                let error = notBuiltYet(entry, code: code, because: reason)
                 if frames.isEmpty {
                     // Asked outside any factory (a property wrapper of a screen given to `building:`, a lazy
                     // wrapper's check): thrown, so that the wrapper reports it at its declaration.
