@@ -294,6 +294,20 @@ struct CaptiveDependencyTests {
         #expect(problem.message.contains("LazyBridge"), "\(problem)")
     }
 
+    @Test func aHolderOfTheSameScopeInAChildIsToldToMoveNotToTakeTheScopeItHas() throws {
+        // A child's .cached service holding the root's .cached one: reset(.cached) on the root spares the child's.
+        let root = DIContainer()
+        root.register(Held.self) { Held() }.scope(.cached)
+        let child = root.makeChild()
+        child.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(.cached)
+
+        let report = child.validationReport()
+
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
+        #expect(!problem.description.contains("give Holder the scope .cached too"), "\(problem)")
+        #expect(problem.description.contains("fix: register Holder in the container that registers Held"), "\(problem)")
+    }
+
     @Test func aServiceHeldThroughAWeakInjectedPropertyIsNotCaptive() throws {
         let container = weakBridgeContainer
         container.register(Held.self) { Held() }.scope(.session)

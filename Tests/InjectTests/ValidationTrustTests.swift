@@ -673,6 +673,7 @@ struct ValidationQuietnessTests {
         let report = await container.validationReportAsync()
 
         let problem = try #require(report.errors.first, "\(report)")
+        #expect(problem.kind == .invalidRegistration, "something is registered: \(problem)")
         #expect(problem.location.hasPrefix("InjectTests/ValidationTrustTests.swift:"), "\(problem)")
         #expect(problem.description.contains("asked by: @LazyInjected Ledger at"), "\(problem)")
         #expect(!problem.description.contains("a resolve call outside any factory"), "\(problem)")

@@ -578,7 +578,9 @@ extension WarmUpTests {
 }
 
 /// Made on the main actor, for a synchronous eager factory that reads it.
-@MainActor private final class LaunchScreen {}
+@MainActor private final class LaunchScreen: LaunchScreenShowing {}
+
+private protocol LaunchScreenShowing: AnyObject {}
 
 extension WarmUpTests {
     @Test func aSynchronousReadOfAnEagerServiceWhoseBuildFailedSaysItFailed() async throws {
@@ -654,6 +656,23 @@ extension WarmUpTests {
         #expect(failure.kind == .notOnMainActor)
         #expect(failure.registration == registeredAt(line), "\(failure)")
         #expect(failure.description.contains("warmUp() runs synchronous factories off the main actor"), "\(failure)")
+        #expect(failure.description.contains("fix: register HomeFeed with mainActorFactory too"), "\(failure)")
+    }
+
+    @Test func aSynchronousEagerFactoryReadingAMainActorServiceThroughItsProtocolNamesTheFactory() async throws {
+        let container = DIContainer()
+        container.register(mainActorFactory: { _ in LaunchScreen() }).implements(LaunchScreenShowing.self)
+        let line = #line + 1
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(LaunchScreenShowing.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let error = await #expect(throws: StartupError.self) { try await container.warmUp() }
+
+        let failure = try #require(error?.report.failures.first)
+        #expect(failure.registration == registeredAt(line), "\(failure)")
         #expect(failure.description.contains("fix: register HomeFeed with mainActorFactory too"), "\(failure)")
     }
 }

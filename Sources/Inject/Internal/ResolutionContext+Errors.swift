@@ -815,7 +815,10 @@ extension ResolutionContext {
                     failsFromEveryCaller: everyTime
                 )
             }
-            if asyncResolution?.startup != nil, let asker = frames.dropLast().last?.entry {
+            // The registration whose factory asked: an `implements` forward on the way is another name for its target.
+            if asyncResolution?.startup != nil,
+                let asker = frames.dropLast().reversed().first(where: { !$0.entry.isForward })?.entry
+            {
                 // A synchronous factory that warmUp() runs on the concurrency pool's threads.
                 return askedOffTheMainActor(
                     entry,

@@ -143,10 +143,17 @@ extension ProblemCollector {
                         fix: give \(holder.label) the scope .scoped too, or pass \(asked) to the methods that need it, \
                         from code that resolves it through the child container (a session's, a request's).
                         """
-                        : """
-                        fix: give \(holder.label) the scope \(held.scope) too, or let it resolve \(asked) each time it \
-                        needs one (inject a closure that resolves it) instead of holding an instance.
-                        """,
+                        : holder.scope == held.scope
+                            // Same scope, other containers: a reset of one spares the other.
+                            ? """
+                            fix: register \(holder.label) in the container that registers \(held.label), so that one \
+                            reset drops both, or let it resolve \(asked) each time it needs one (inject a closure that \
+                            resolves it) instead of holding an instance.
+                            """
+                            : """
+                            fix: give \(holder.label) the scope \(held.scope) too, or let it resolve \(asked) each \
+                            time it needs one (inject a closure that resolves it) instead of holding an instance.
+                            """,
                 ]
             ),
             key: "captive:\(holder.location):\(held.location)"

@@ -58,7 +58,8 @@ struct ProblemCollector {
         case .factoryThrew: (severity, kind) = (.error, .factoryThrew)
         case .notOnMainActor:
             (severity, kind) = error.failsFromEveryCaller ? (.error, .invalidRegistration) : (.warning, .notBuilt)
-        case .notBuiltYet: (severity, kind) = buildsAsync ? (.error, .missingRegistration) : (.warning, .notBuilt)
+        // Under validateAsync(), a read that nothing builds first: the wiring cannot work as written.
+        case .notBuiltYet: (severity, kind) = buildsAsync ? (.error, .invalidRegistration) : (.warning, .notBuilt)
         case .argumentMismatch, .notAClass, .notConforming, .tooDeep, .invalidRegistration:
             (severity, kind) = (.error, .invalidRegistration)
         }

@@ -25,8 +25,9 @@ public struct ValidationProblem: CustomStringConvertible, Sendable {
         /// A factory or `resolveProperties` closure threw.
         case factoryThrew
         /// A registration that cannot work as written: a sample argument of the wrong type, an `implements` type
-        /// the instance does not conform to, runaway recursion (errors); or that works otherwise than it says: a
-        /// `.weak` registration of a value type, which acts as `.transient` (a warning).
+        /// the instance does not conform to, runaway recursion, a synchronous read of an async registration that
+        /// nothing builds first (under `validateAsync()`) (errors); or that works otherwise than it says: a `.weak`
+        /// registration of a value type, which acts as `.transient` (a warning).
         case invalidRegistration
         /// A registration validation could not build: an argument registration without a sample argument, or a
         /// `mainActorFactory` registration when `validate()` runs off the main actor.
