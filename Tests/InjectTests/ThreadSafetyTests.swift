@@ -6,6 +6,12 @@ import Testing
 
 /// The reason Inject exists: no container-wide lock around factories, singletons built once under contention,
 /// resolutions that belong to their thread. Every test here fails by time-out rather than hanging.
+/// A weak reference to a service, written by one thread and read after it is joined.
+private final class WeakServiceReference: @unchecked Sendable {
+    // @unchecked: written inside a factory, read only after the thread that ran it has been joined.
+    weak var object: ThreadSafetyTests.Service?
+}
+
 struct ThreadSafetyTests {
     final class Service: Sendable {
         let id: Int
@@ -173,6 +179,54 @@ struct ThreadSafetyTests {
             splitInstances.value == 0,
             "in \(splitInstances.value) of \(rounds) rounds the waiters got different instances"
         )
+    }
+
+    @Test func aWeakInstanceIsReleasedOnceItsHoldersLetGoEvenWhenAWaiterSleptThroughAReset() {
+        // A waiter of the first build, woken while a second build (after a reset) is under way, waits on through it:
+        // it must not be counted for the second build's hand-off, which would then keep that instance for good.
+        let rounds = 50
+        let leaked = Counter()
+        finishes(within: 60, "\(rounds) rounds of a .weak build, a reset and a second build") {
+            for _ in 0..<rounds {
+                let container = DIContainer()
+                let builds = Counter()
+                let second = WeakServiceReference()
+                container.register { () -> Service in
+                    let build = builds.increment()
+                    if build == 1 {
+                        let deadline = Date().addingTimeInterval(10)
+                        while container.resolvesWaitingForBuild(of: Service.self) < 1, Date() < deadline {
+                            usleep(50)
+                        }
+                    } else {
+                        Thread.sleep(forTimeInterval: 0.005)
+                    }
+                    let service = Service(id: build)
+                    if build == 2 {
+                        second.object = service
+                    }
+                    return service
+                }
+                .scope(.weak)
+                let firstBuilt = DispatchSemaphore(value: 0)
+                onThreadsAtOnce(2) { worker in
+                    if worker == 0 {
+                        _ = container.resolve(Service.self)
+                        firstBuilt.signal()
+                        container.reset(Service.self)
+                        _ = container.resolve(Service.self)
+                    } else {
+                        usleep(200)
+                        _ = container.resolve(Service.self)  // waits for the first build, dropped at once
+                    }
+                }
+                _ = firstBuilt.wait(timeout: .now() + 10)
+                if second.object != nil {
+                    leaked.increment()
+                }
+            }
+        }
+        #expect(leaked.value == 0, "in \(leaked.value) of \(rounds) rounds nobody held the instance and it lived on")
     }
 
     @Test func registeringWhileOtherThreadsResolveIsSafe() {

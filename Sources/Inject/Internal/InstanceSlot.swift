@@ -189,6 +189,8 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                     // The build this thread waits for waits, through other threads, for one of this thread's own
                     // builds. If it is past its factory (in `resolveProperties`), the cycle is closed by
                     // `resolveProperties`, as on one thread: take its instance now, and the builds all finish.
+                    // Either way this thread does not come back for the build's hand-off.
+                    leaveWait(for: build, async: false)
                     guard let box = instanceInProgress(of: build) else { throw deadlock }
                     // Its build still runs on the other thread: the top-level resolve that took it waits for that
                     // build to end before it returns, so that its caller never sees the instance unfinished.
@@ -325,10 +327,12 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                     } else {
                         state.asyncWaiting += 1
                     }
+                    state.buildWaiters += 1
                     throw InstanceSlotStep.wait(AwaitedBuild(build: state.builds, generation: state.generation))
                 }
                 state.builder = builder
                 state.builds += 1
+                state.buildWaiters = 0
                 throw InstanceSlotStep.build(generation: state.generation)
             }
         } catch {
@@ -373,7 +377,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                 do {
                     try await waitForBuild(waiter)
                 } catch {
-                    leaveWait(for: build)
+                    leaveWait(for: build, async: true)
                     throw error
                 }
                 state.withLock { $0.asyncWaiting -= 1 }
@@ -383,12 +387,21 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
         }
     }
 
-    /// An async caller that stops waiting for `build` (cancelled): no longer counted, and its share of that build's
-    /// hand-off given back, so that the hand-off does not keep the instance after the others have taken it. One lock
-    /// for both, so that the build cannot end in between and count it for a hand-off it never takes.
-    private func leaveWait(for build: AwaitedBuild) {
+    /// A caller that stops waiting for `build` without coming back for it (a cancelled task; a thread that took
+    /// the build's instance in progress to close a cycle across threads): no longer counted for that build's
+    /// hand-off, or its share given back if the build has ended, so that the hand-off does not keep the instance
+    /// after the others have taken it. One lock for both, so that the build cannot end in between.
+    ///
+    /// - Parameter async: Whether the caller is a task (counted in `asyncWaiting`, which this ends) or a thread.
+    private func leaveWait(for build: AwaitedBuild, async: Bool) {
         let freed: UnsafeMutableRawPointer? = state.withLock { state in
-            state.asyncWaiting -= 1
+            if async {
+                state.asyncWaiting -= 1
+            }
+            if state.builder != nil, state.builds == build.build {
+                state.buildWaiters -= 1
+                return nil
+            }
             guard let handoff = state.handoff, handoff.build == build.build, handoff.generation == build.generation
             else { return nil }
             guard handoff.waiters <= 1 else {
@@ -509,9 +522,9 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                             }
                             // The callers that waited get this instance, even if its own caller lets go of it before
                             // they wake: held for them until each has taken it (rare: a first build with waiters).
-                            if state.waiters + state.asyncWaiting > 0 {
+                            if state.buildWaiters > 0 {
                                 state.handoff = (
-                                    state.builds, generation, Self.store(value), state.waiters + state.asyncWaiting
+                                    state.builds, generation, Self.store(value), state.buildWaiters
                                 )
                             }
                         } else {
@@ -519,12 +532,12 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                             state.storage = storage
                         }
                         stored = true
-                    } else if let value, state.waiters + state.asyncWaiting > 0 {
+                    } else if let value, state.buildWaiters > 0 {
                         // A reset (or the replacement of the registration) while it was built: not kept, but handed to
                         // the callers that waited for this build, as its own caller gets it. A weak slot keeps no
                         // storage of its own: the hand-off gets one (rare: a reset raced a first build and a wait).
                         let handed = storage ?? Self.store(value)
-                        state.handoff = (state.builds, generation, handed, state.waiters + state.asyncWaiting)
+                        state.handoff = (state.builds, generation, handed, state.buildWaiters)
                         unused = nil
                     }
                     return (stored, unused, handedOff, state.waiters > 0, state.asyncWaiters.map(\.continuation))
@@ -579,6 +592,10 @@ private struct InstanceSlotState {
     var asyncWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     /// How many tasks are waiting for a build, suspended or about to be (``waiters`` counts threads).
     var asyncWaiting = 0
+    /// How many callers, threads and tasks, began to wait for the build under way (not for an earlier one, and not
+    /// a thread that only waits for its end, ``InstanceSlot/waitForBuildEnd(thread:)``): the share count of its
+    /// hand-off, which each of them takes once.
+    var buildWaiters = 0
     /// The instance of the latest build when the slot did not keep it (reset, or its registration replaced, while it
     /// was built), for the callers that waited for that build, and how many of them have not taken it yet.
     var handoff: (build: Int, generation: Int, storage: UnsafeMutableRawPointer, waiters: Int)?
