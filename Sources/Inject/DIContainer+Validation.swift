@@ -187,9 +187,19 @@ extension DIContainer {
         var problems: ProblemCollector
         var checkedCount = 0
         private let onMainActor = MainActorFactory.isOnMainActor
+        /// Ancestors' registrations that a nearer container registers again: no resolve through the validated
+        /// container reaches them, so one that cannot be built is not a registration whose wiring goes unchecked.
+        private let shadowed: Set<ObjectIdentifier>
 
         init(of container: DIContainer, buildsAsync: Bool) {
             registrations = Self.underOverrides(container.registrationsToValidate(), through: container)
+            var keys: Set<Key> = []
+            var shadowed: Set<ObjectIdentifier> = []
+            // Nearest container first: a key seen before is registered again closer to the validated container.
+            for (_, entry) in registrations where !keys.insert(entry.key).inserted {
+                shadowed.insert(ObjectIdentifier(entry))
+            }
+            self.shadowed = shadowed
             recorder = ValidationRecorder(
                 buildsAsync: buildsAsync,
                 registrations: registrations.count,
@@ -253,7 +263,9 @@ extension DIContainer {
                 onMainActor: onMainActor,
                 buildsAsync: problems.buildsAsync
             ) {
-                problems.add(skipped)
+                if !shadowed.contains(ObjectIdentifier(entry)) {
+                    problems.add(skipped)
+                }
                 return false
             }
             checkedCount += 1

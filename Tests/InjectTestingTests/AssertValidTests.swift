@@ -330,6 +330,34 @@ struct ExpectValidTests {
         #expect(!recorded.joined().contains("builds async factories"), "the async form has nothing better to suggest")
     }
 
+    @Test func aParentsAsyncRegistrationThatTheChildRegistersAgainDoesNotFailTheChildsValidation() {
+        // Nothing a resolve through the child does reaches the root's async Widget: the child's own is used.
+        let root = DIContainer()
+        root.register(Widget.self) { _ in
+            await Task.yield()
+            return Widget(serial: 1)
+        }
+        .scope(.singleton)
+        let child = root.makeChild()
+        child.register(Widget.self) { Widget(serial: 2) }.scope(.singleton)
+        child.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }
+        var recorded: [String] = []
+
+        let report = expectValid(
+            child.validationReport(),
+            asyncForm: "expectValidAsync",
+            sourceLocation: #_sourceLocation
+        ) {
+            comment,
+            _ in recorded.append(comment.rawValue)
+        }
+
+        #expect(recorded.isEmpty, "\(recorded)")
+        #expect(!report.problems.contains { $0.kind == .notBuilt }, "\(report)")
+        // Validating the root itself still says its async registration was not built.
+        #expect(root.validationReport().problems.contains { $0.kind == .notBuilt })
+    }
+
     @Test func expectValidPassesWhenThereAreOnlyWarnings() {
         let report = expectValid(makeContainerWithOnlyWarnings())
         #expect(report.isValid)
