@@ -46,6 +46,14 @@ private final class ProfileScreenModel {
     }
 }
 
+private let lazyProfileContainer = DIContainer()
+
+/// Not isolated to the main actor, with a lazy property of the main-actor model: its first read works only there.
+private final class LazyProfileHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own first read.
+    @LazyInjected(container: lazyProfileContainer) var model: ProfileScreenModel
+}
+
 /// A protocol the main-actor model is also registered as, with `implements`.
 private protocol ProfileTitled: AnyObject {}
 extension ProfileScreenModel: ProfileTitled {}
@@ -567,6 +575,22 @@ struct ValidationTests {
         let problem = try #require(report.untimedProblems.first { $0.service == "Widget" }, "\(report)")
         #expect(problem.severity == .warning)
         #expect(problem.message.contains("it can be resolved only from the main actor"), "\(problem)")
+    }
+
+    @Test @MainActor func aLazyPropertyOfAMainActorServiceInAnObjectThatIsNotIsAWarning() throws {
+        let container = lazyProfileContainer
+        container.register(ProfileScreenModel.self, mainActorFactory: { _ in ProfileScreenModel(title: "profile") })
+            .scope(.singleton)
+        let line = #line + 1
+        container.register(LazyProfileHolder.self) { LazyProfileHolder() }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let problem = try #require(report.untimedProblems.first { $0.service == "LazyProfileHolder" }, "\(report)")
+        #expect(problem.severity == .warning)
+        #expect(problem.location == registeredAt(line))
+        #expect(problem.message.contains("has a @LazyInjected property of ProfileScreenModel"), "\(problem)")
+        #expect(report.isValid)
     }
 
     @Test @MainActor func aMainActorRegistrationAskingForAnotherIsNotFlagged() {

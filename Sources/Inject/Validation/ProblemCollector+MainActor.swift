@@ -5,21 +5,68 @@ extension ProblemCollector {
     /// An error for an `.eager()` one, which `warmUp()` builds off the main actor, together with the synchronous
     /// builds its factory asks for, so that one reached through them fails as well; a warning for the others (only
     /// the one that asks directly: what resolves it is told by its own warning).
+    ///
+    /// A lazy wrapper (`@LazyInjected`, `@WeakInjected`) of such a service, held by a registration that is not one,
+    /// is a warning too: its first read works only on the main actor, whichever thread reads it.
     mutating func addMainActorDependencies(in seen: ValidationRecorder.State) {
         let entriesByID = seen.entriesByID
         for case .node(let node) in seen.sources {
-            guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isAsync, !asker.isForward,
+            guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isForward else { continue }
+            if !asker.isAsync,
                 let (needed, through) = Self.mainActorDependency(
                     of: node,
                     transitively: asker.isEager,
                     seen,
                     entriesByID
                 )
-            else {
-                continue
+            {
+                add(mainActorProblem(asker, needs: needed, through: through, eager: asker.isEager))
+            } else if let (needed, weakly) = Self.lazyMainActorDependency(of: node, seen, entriesByID) {
+                add(lazyMainActorProblem(asker, needs: needed, weakly: weakly))
             }
-            add(mainActorProblem(asker, needs: needed, through: through, eager: asker.isEager))
         }
+    }
+
+    /// The first `mainActorFactory` registration a lazy wrapper of `node`'s instance reads (through `implements`
+    /// forwards too), and whether the wrapper is `@WeakInjected`.
+    private static func lazyMainActorDependency(
+        of node: ValidationRecorder.Node,
+        _ seen: ValidationRecorder.State,
+        _ entriesByID: [ObjectIdentifier: EntryBase]
+    ) -> (EntryBase, weakly: Bool)? {
+        for edge in seen.dependencies[.node(node)] ?? [] where edge.kind.isOnFirstRead {
+            guard case .node(let target) = edge.to, let read = entriesByID[target.entry] else { continue }
+            if read.isMainActor {
+                return (read, edge.kind == .weak)
+            }
+            if read.isForward,
+                let (forwarded, _) = mainActorDependency(of: target, transitively: false, seen, entriesByID)
+            {
+                return (forwarded, edge.kind == .weak)
+            }
+        }
+        return nil
+    }
+
+    private func lazyMainActorProblem(_ holder: EntryBase, needs needed: EntryBase, weakly: Bool) -> ValidationProblem {
+        let wrapper = weakly ? "@WeakInjected" : "@LazyInjected"
+        return ValidationProblem(
+            severity: .warning,
+            kind: .invalidRegistration,
+            service: holder.label,
+            location: holder.location,
+            message: """
+                \(holder.label) has a \(wrapper) property of \(needed.label), which is registered with mainActorFactory \
+                and built on the main actor, but \(holder.label) is not: the property's first read works only on the \
+                main actor, and a read from another thread or task fails.
+                """,
+            details: [
+                """
+                fix: register \(holder.label) with mainActorFactory too, if the app uses it on the main actor, or \
+                read the property only from @MainActor code.
+                """
+            ]
+        )
     }
 
     /// The first `mainActorFactory` registration that `node`'s build asks for synchronously, and the synchronous
