@@ -187,19 +187,9 @@ extension DIContainer {
         var problems: ProblemCollector
         var checkedCount = 0
         private let onMainActor = MainActorFactory.isOnMainActor
-        /// Ancestors' registrations that a nearer container registers again: no resolve through the validated
-        /// container reaches them, so one that cannot be built is not a registration whose wiring goes unchecked.
-        private let shadowed: Set<ObjectIdentifier>
 
         init(of container: DIContainer, buildsAsync: Bool) {
             registrations = Self.underOverrides(container.registrationsToValidate(), through: container)
-            var keys: Set<Key> = []
-            var shadowed: Set<ObjectIdentifier> = []
-            // Nearest container first: a key seen before is registered again closer to the validated container.
-            for (_, entry) in registrations where !keys.insert(entry.key).inserted {
-                shadowed.insert(ObjectIdentifier(entry))
-            }
-            self.shadowed = shadowed
             recorder = ValidationRecorder(
                 buildsAsync: buildsAsync,
                 registrations: registrations.count,
@@ -263,13 +253,25 @@ extension DIContainer {
                 onMainActor: onMainActor,
                 buildsAsync: problems.buildsAsync
             ) {
-                if !shadowed.contains(ObjectIdentifier(entry)) {
+                if !isShadowed(entry, in: owner) {
                     problems.add(skipped)
                 }
                 return false
             }
             checkedCount += 1
             return true
+        }
+
+        /// Whether a container nearer the validated one than `owner` registers `entry`'s key again: then no resolve
+        /// through the validated container reaches `entry`, and one that cannot be built is not wiring that goes
+        /// unchecked.
+        private func isShadowed(_ entry: EntryBase, in owner: DIContainer) -> Bool {
+            let thread = ResolutionContext.currentPointer
+            for container in containers {
+                if container === owner { return false }
+                if container.table.find(entry.key)?.visible(to: thread) != nil { return true }
+            }
+            return false
         }
 
         mutating func checkLazyDependencies() {

@@ -11,17 +11,20 @@ extension ProblemCollector {
     mutating func addMainActorDependencies(in seen: ValidationRecorder.State) {
         let entriesByID = seen.entriesByID
         for case .node(let node) in seen.sources {
-            guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isForward else { continue }
+            guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isForward,
+                let edges = seen.dependencies[.node(node)]
+            else { continue }
             if !asker.isAsync,
                 let (needed, through) = Self.mainActorDependency(
                     of: node,
+                    edges: edges,
                     transitively: asker.isEager,
                     seen,
                     entriesByID
                 )
             {
                 add(mainActorProblem(asker, needs: needed, through: through, eager: asker.isEager))
-            } else if let (needed, weakly) = Self.lazyMainActorDependency(of: node, seen, entriesByID) {
+            } else if let (needed, weakly) = Self.lazyMainActorDependency(in: edges, seen, entriesByID) {
                 add(lazyMainActorProblem(asker, needs: needed, weakly: weakly))
             }
         }
@@ -30,17 +33,24 @@ extension ProblemCollector {
     /// The first `mainActorFactory` registration a lazy wrapper of `node`'s instance reads (through `implements`
     /// forwards too), and whether the wrapper is `@WeakInjected`.
     private static func lazyMainActorDependency(
-        of node: ValidationRecorder.Node,
+        in edges: [ValidationRecorder.Edge],
         _ seen: ValidationRecorder.State,
         _ entriesByID: [ObjectIdentifier: EntryBase]
     ) -> (EntryBase, weakly: Bool)? {
-        for edge in seen.dependencies[.node(node)] ?? [] where edge.kind.isOnFirstRead {
+        for edge in edges where edge.kind.isOnFirstRead {
             guard case .node(let target) = edge.to, let read = entriesByID[target.entry] else { continue }
             if read.isMainActor {
                 return (read, edge.kind == .weak)
             }
             if read.isForward,
-                let (forwarded, _) = mainActorDependency(of: target, transitively: false, seen, entriesByID)
+                let forwardEdges = seen.dependencies[.node(target)],
+                let (forwarded, _) = mainActorDependency(
+                    of: target,
+                    edges: forwardEdges,
+                    transitively: false,
+                    seen,
+                    entriesByID
+                )
             {
                 return (forwarded, edge.kind == .weak)
             }
@@ -71,15 +81,18 @@ extension ProblemCollector {
 
     /// The first `mainActorFactory` registration that `node`'s build asks for synchronously, and the synchronous
     /// builds in between (none unless `transitively`); `implements` forwards are passed through.
+    ///
+    /// - Parameter edges: `node`'s own edges, looked up once by the caller.
     private static func mainActorDependency(
         of node: ValidationRecorder.Node,
+        edges: [ValidationRecorder.Edge],
         transitively: Bool,
         _ seen: ValidationRecorder.State,
         _ entriesByID: [ObjectIdentifier: EntryBase]
     ) -> (EntryBase, through: [EntryBase])? {
         // Most builds ask for no main-actor service and no forward: one look at the edges, with nothing allocated.
         var mayReachOne = false
-        for edge in seen.dependencies[.node(node)] ?? [] where !edge.kind.isOnFirstRead {
+        for edge in edges where !edge.kind.isOnFirstRead {
             guard case .node(let target) = edge.to, let needed = entriesByID[target.entry] else { continue }
             if needed.isMainActor { return (needed, []) }
             if needed.isForward || (transitively && !needed.isAsync) {
