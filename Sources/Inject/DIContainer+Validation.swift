@@ -242,6 +242,13 @@ extension DIContainer {
             if entry.forwardsAnArgument(in: owner), entry.validationSample(in: owner) == nil {
                 return false
             }
+            // A forward to a registration that cannot be built here (async under validate(), main-actor off it):
+            // that registration's own warning says so; the forward would only fail the same way, twice.
+            if let target = entry.forwarded(in: owner),
+                ProblemCollector.notBuilt(target, onMainActor: onMainActor, buildsAsync: problems.buildsAsync) != nil
+            {
+                return false
+            }
             if entry.isEager, let problem = DIContainer.eagerProblem(entry) {
                 problems.add(problem, building: entry)
             }

@@ -90,9 +90,12 @@ package func validationFailure(of report: ValidationReport, asyncForm: String?) 
     if !report.isValid {
         return "the container is not valid: \(report)"
     }
-    let unbuilt = report.problems.filter { $0.kind == .notBuilt }
+    var unbuilt: [String] = []
+    for problem in report.problems where problem.kind == .notBuilt && !unbuilt.contains(problem.service) {
+        unbuilt.append(problem.service)
+    }
     guard !unbuilt.isEmpty else { return nil }
-    let services = unbuilt.map(\.service).joined(separator: ", ")
+    let services = unbuilt.joined(separator: ", ")
     let count = unbuilt.count == 1 ? "1 registration" : "\(unbuilt.count) registrations"
     let async = asyncForm.map { " (\($0) builds async factories, and main-actor ones from any thread)" } ?? ""
     return """

@@ -10,6 +10,10 @@ private final class Exploding: Sendable {}
 /// The service of the one deliberately broken container whose issue the run shows as a known issue.
 private final class DeliberatelyBroken: Sendable {}
 
+/// What a widget is forwarded as, with `implements`.
+private protocol WidgetMaking: Sendable {}
+extension Widget: WidgetMaking {}
+
 /// A screen made with `init()` whose wrapper needs a service nothing registers in `DIContainer.shared`.
 private final class ScreenNeedingAnUnregisteredService {
     @Injected var exploding: Exploding
@@ -356,6 +360,26 @@ struct ExpectValidTests {
         #expect(!report.problems.contains { $0.kind == .notBuilt }, "\(report)")
         // Validating the root itself still says its async registration was not built.
         #expect(root.validationReport().problems.contains { $0.kind == .notBuilt })
+    }
+
+    @Test func anImplementsForwardOfARegistrationThatCouldNotBeBuiltIsNotCountedOrWarnedAboutAgain() {
+        let container = makeContainerWithAnAsyncFactory()
+        container.register(Widget.self) { (_: DIResolver) async in Widget(serial: 1) }.scope(.singleton)
+            .implements(WidgetMaking.self)
+        var recorded: [String] = []
+
+        let report = expectValid(
+            container.validationReport(),
+            asyncForm: "expectValidAsync",
+            sourceLocation: #_sourceLocation
+        ) {
+            comment,
+            _ in recorded.append(comment.rawValue)
+        }
+
+        #expect(report.problems.filter { $0.kind == .notBuilt }.count == 2, "one for Gadget, one for Widget: \(report)")
+        #expect(report.checkedCount == 0, "\(report)")
+        #expect(recorded.joined().contains("could not build 2 registrations (Gadget, Widget)"), "\(recorded)")
     }
 
     @Test func expectValidPassesWhenThereAreOnlyWarnings() {

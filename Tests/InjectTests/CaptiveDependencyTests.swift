@@ -308,6 +308,19 @@ struct CaptiveDependencyTests {
         #expect(problem.description.contains("fix: register Holder in the container that registers Held"), "\(problem)")
     }
 
+    @Test func aScopedHolderOfACachedServiceIsNotToldToBecomeCached() throws {
+        // Giving a per-session service the scope .cached would make it one for the whole app.
+        let container = DIContainer()
+        container.register(Held.self) { Held() }.scope(.cached)
+        container.register(Holder.self) { r in Holder(held: try r.resolve()) }.scope(.scoped)
+
+        let report = container.makeChild().validationReport()
+
+        let problem = try onlyProblem(ofKind: .captiveDependency, in: report)
+        #expect(!problem.description.contains("give Holder the scope .cached too"), "\(problem)")
+        #expect(problem.description.contains("fix: keep Holder .scoped (one per child scope)"), "\(problem)")
+    }
+
     @Test func aServiceHeldThroughAWeakInjectedPropertyIsNotCaptive() throws {
         let container = weakBridgeContainer
         container.register(Held.self) { Held() }.scope(.session)

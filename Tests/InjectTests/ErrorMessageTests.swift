@@ -222,6 +222,8 @@ struct ErrorMessageTests {
 
 private final class Database: Sendable {}
 private final class SessionToken: Sendable {}
+private protocol Storage: Sendable {}
+extension Database: Storage {}
 
 /// Made by `register(autowired:)`, from an async service.
 private final class DatabaseReader: Sendable {
@@ -322,6 +324,21 @@ struct NotBuiltYetMessageTests {
         let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Database.self) }
 
         #expect(!error.description.contains("override"), "\(error)")
+    }
+
+    @Test func anImplementsForwardIsNotNamedAsAFactoryThatAsked() throws {
+        let container = DIContainer()
+        container.register(Database.self) { _ in
+            await Task.yield()
+            return Database()
+        }
+        .scope(.singleton).implements(Storage.self)
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(Storage.self) }
+
+        #expect(error.path == ["Storage", "Database"])
+        #expect(error.description.contains("asked by: a resolve call outside any factory"), "\(error)")
+        #expect(!error.description.contains("Storage's factory"), "\(error)")
     }
 
     @Test func anAutowiredServiceReadingAnUnbuiltAsyncOneIsToldToWriteItsFactoryOut() throws {

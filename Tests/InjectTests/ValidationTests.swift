@@ -593,6 +593,22 @@ struct ValidationTests {
         #expect(report.isValid)
     }
 
+    @Test func offTheMainActorAMainActorRegistrationAndItsForwardAreOneWarning() async throws {
+        let report = await Task.detached {
+            let container = DIContainer()
+            container.register(ProfileScreenModel.self, mainActorFactory: { _ in ProfileScreenModel(title: "profile") })
+                .scope(.singleton)
+                .implements(ProfileTitled.self)
+            return container.validationReport()
+        }
+        .value
+
+        let problem = try #require(report.untimedProblems.first, "\(report)")
+        #expect(report.untimedProblems.count == 1, "\(report)")
+        #expect(problem.kind == .notBuilt, "\(problem)")
+        #expect(!problem.description.contains("resolved from another thread"), "\(problem)")
+    }
+
     @Test @MainActor func aMainActorRegistrationAskingForAnotherIsNotFlagged() {
         let container = DIContainer()
         container.register(ProfileScreenModel.self, mainActorFactory: { _ in ProfileScreenModel(title: "profile") })

@@ -305,7 +305,7 @@ class EntryBase: @unchecked Sendable {
 
     /// The registration at the end of this forward's chain, as a resolve through `owner` finds it (test overrides
     /// first); `nil` when this is no forward.
-    private func forwarded(in owner: DIContainer) -> EntryBase? {
+    func forwarded(in owner: DIContainer) -> EntryBase? {
         guard isForward else { return nil }
         var entry: EntryBase = self
         var container = owner

@@ -28,7 +28,9 @@ extension ResolutionContext {
 
     /// The registration whose factory is asking now, as details and a `file:line`.
     private var asker: (details: [String], location: String?) {
-        guard let frame = frames.last else {
+        // An `implements` forward is another name for its registration, with no factory of its own: whoever asked for
+        // the forward asked.
+        guard let frame = frames.last(where: { !$0.entry.isForward }) else {
             return (["asked by: a resolve call outside any factory"], nil)
         }
         // Once the factory has returned, the frame's resolveProperties closure is what asks.

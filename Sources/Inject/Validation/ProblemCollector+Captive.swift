@@ -136,27 +136,41 @@ extension ProblemCollector {
                 details: [
                     "\(ending).",
                     "\(held.label) is registered at \(held.location).",
-                    held.scope == .scoped
-                        // A closure made in the holder's factory resolves through the holder's container, whose
-                        // `.scoped` instance is not the child's: it would hand out the wrong one, not a fresh one.
-                        ? """
-                        fix: give \(holder.label) the scope .scoped too, or pass \(asked) to the methods that need it, \
-                        from code that resolves it through the child container (a session's, a request's).
-                        """
-                        : holder.scope == held.scope
-                            // Same scope, other containers: a reset of one spares the other.
-                            ? """
-                            fix: register \(holder.label) in the container that registers \(held.label), so that one \
-                            reset drops both, or let it resolve \(asked) each time it needs one (inject a closure that \
-                            resolves it) instead of holding an instance.
-                            """
-                            : """
-                            fix: give \(holder.label) the scope \(held.scope) too, or let it resolve \(asked) each \
-                            time it needs one (inject a closure that resolves it) instead of holding an instance.
-                            """,
+                    Self.captiveFix(holder: holder, held: held, asked: asked),
                 ]
             ),
             key: "captive:\(holder.location):\(held.location)"
         )
+    }
+
+    /// The fix line of a captive dependency: how `holder` can stop keeping `held` (asked for as `asked`).
+    private static func captiveFix(holder: EntryBase, held: EntryBase, asked: String) -> String {
+        let resolveEachTime = """
+            let it resolve \(asked) each time it needs one (inject a closure that resolves it) instead of holding an \
+            instance
+            """
+        if held.scope == .scoped {
+            // A closure made in the holder's factory resolves through the holder's container, whose `.scoped`
+            // instance is not the child's: it would hand out the wrong one, not a fresh one.
+            return """
+                fix: give \(holder.label) the scope .scoped too, or pass \(asked) to the methods that need it, from \
+                code that resolves it through the child container (a session's, a request's).
+                """
+        }
+        if holder.scope == .scoped {
+            // One per child scope: giving it the held service's scope would make it shared.
+            return """
+                fix: keep \(holder.label) .scoped (one per child scope) and \(resolveEachTime); or, if whatever \
+                renews \(held.label) ends the child scopes too, release them with it.
+                """
+        }
+        if holder.scope == held.scope {
+            // Same scope, other containers: a reset of one spares the other.
+            return """
+                fix: register \(holder.label) in the container that registers \(held.label), so that one reset drops \
+                both, or \(resolveEachTime).
+                """
+        }
+        return "fix: give \(holder.label) the scope \(held.scope) too, or \(resolveEachTime)."
     }
 }
