@@ -6,7 +6,7 @@
 
 _Thread_local void *c_inject_thread_context = 0;
 
-intptr_t c_inject_process_counters[4] = {0, 0, 0, 0};
+intptr_t c_inject_process_counters[5] = {0, 0, 0, 0, 0};
 
 #if defined(__APPLE__)
 #include <pthread.h>

@@ -28,23 +28,25 @@ extension DIContainer {
             overlay.reset(scope, in: self)
             return
         }
+        // Released newest first (see `ReleaseBatch`), outside the lock: onRelease and a deinit are user code.
+        var batch = ReleaseBatch()
         if scope.storage == .resolvingContainer {
             let dropped = state.withLock { state in
                 defer { state.scopedSlots.removeAll() }
                 return state.scopedSlots
             }
-            // Outside the lock: onRelease and a deinit are user code. Retired, not only let go of: a build under way
-            // then goes to its caller without being kept, and a resolve that found a cache just before does not
-            // build into it, where what it built would be released (onRelease and all) before it returned; it looks
-            // again (see `dropScoped`).
+            // Retired, not only let go of: a build under way then goes to its caller without being kept, and a
+            // resolve that found a cache just before does not build into it, where what it built would be released
+            // (onRelease and all) before it returned; it looks again (see `dropScoped`).
             for cache in dropped.values {
-                (cache as? any InstanceCache)?.retire()
+                batch.add(cache, retiring: true)
             }
         } else {
             for entry in visibleEntries where entry.scopeCode == scope.code {
-                entry.dropCachedInstance()
+                entry.addCachedInstance(to: &batch, retiring: false)
             }
         }
+        batch.release()
     }
 }
 

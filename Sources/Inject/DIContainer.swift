@@ -74,6 +74,20 @@ public final class DIContainer: @unchecked Sendable {
 
     deinit {
         Overlay.containerEnded(ObjectIdentifier(self))
+        // What this container holds leaves its scope with it: released newest first (see `ReleaseBatch`), rather
+        // than in the order its tables happen to be freed. Only instances with an `onRelease` have an order to keep.
+        let (scoped, entries) = state.withLock { state in
+            defer { state.scopedSlots.removeAll() }
+            return (state.scopedSlots, state.entries)
+        }
+        var batch = ReleaseBatch()
+        for cache in scoped.values {
+            batch.add(cache, retiring: true)
+        }
+        for entry in entries where entry.hasReleaseHook {
+            entry.addCachedInstance(to: &batch, retiring: true)
+        }
+        batch.release()
         let observers = state.withLock { $0.buildObservers.count }
         if observers > 0 {
             BuildObservation.observerCount.add(-observers)

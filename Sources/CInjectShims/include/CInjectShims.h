@@ -42,7 +42,7 @@ static inline intptr_t c_inject_int_add(intptr_t *_Nonnull cell, intptr_t delta)
 
 /// Process-wide counters that a resolve reads on its hot path: plain C globals, so that a read costs one atomic
 /// load, where a Swift `static let` costs a `swift_once` call before it. Index with the constants below.
-extern intptr_t c_inject_process_counters[4];
+extern intptr_t c_inject_process_counters[5];
 
 /// How many test overrides (and validation layers) are active anywhere in the process.
 #define C_INJECT_ACTIVE_OVERLAYS 0
@@ -52,6 +52,8 @@ extern intptr_t c_inject_process_counters[4];
 #define C_INJECT_ASYNC_FACTORIES 2
 /// How many test overrides' closures are registering their overrides right now.
 #define C_INJECT_OVERRIDES_BEING_MADE 3
+/// How many instances with an `onRelease` were stored: the order in which they are released newest first.
+#define C_INJECT_STORED_RELEASABLES 4
 
 /// Loads process-wide counter `which` (acquire).
 static inline intptr_t c_inject_process_counter(int which) {

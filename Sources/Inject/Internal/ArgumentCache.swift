@@ -81,22 +81,17 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
         }
     }
 
-    /// Drops every instance; `onRelease` runs for each, with no lock held. A build under way for a value hands its
-    /// instance to its own caller and those waiting for it, and is not kept (nor released: the cache never held it).
+    /// Drops every instance, newest first; `onRelease` runs for each, with no lock held. A build under way for a
+    /// value hands its instance to its own caller and those waiting for it, and is not kept (nor released: the cache
+    /// never held it).
     ///
     /// The slots are retired, not only emptied: they have left the table, so a resolve that found one just before
     /// must not build into it; it gets ``InstanceSlot/Failure/retired`` and looks again.
     @discardableResult
     func reset() -> Bool {
-        let dropped = state.withLock { state in
-            defer { state.slots.removeAll() }
-            return state.slots
-        }
-        var held = false
-        for slot in dropped.values {
-            held = slot.retire() || held  // outside the lock: onRelease is user code
-        }
-        return held
+        var batch = ReleaseBatch()
+        addSlots(to: &batch, retiring: false)
+        return batch.release()
     }
 
     /// Nothing to publish: per-value instances are published by the resolve that reads them.
@@ -107,18 +102,22 @@ final class ArgumentCache<T>: InstanceCache, @unchecked Sendable {
     /// ``InstanceSlot/Failure/retired`` and resolves the replacement.
     @discardableResult
     func retire() -> Bool {
+        var batch = ReleaseBatch()
+        addSlots(to: &batch, retiring: true)
+        return batch.release()
+    }
+
+    func addSlots(to batch: inout ReleaseBatch, retiring: Bool) {
         let dropped = state.withLock { state in
             defer {
-                state.retired = true
+                state.retired = state.retired || retiring
                 state.slots.removeAll()
             }
             return state.slots
         }
-        var held = false
         for slot in dropped.values {
-            held = slot.retire() || held  // outside the lock: onRelease is user code
+            batch.append(slot, retire: true)  // released by the batch, outside the lock: onRelease is user code
         }
-        return held
     }
 }
 

@@ -126,7 +126,7 @@ final class AtomicCounter: @unchecked Sendable {
 struct ProcessCounter {
     private let which: Int32
 
-    /// The counter `which`: `C_INJECT_ACTIVE_OVERLAYS`, `C_INJECT_BUILD_OBSERVERS` or `C_INJECT_ASYNC_FACTORIES`.
+    /// The counter `which`: one of the `C_INJECT_…` counter constants of `CInjectShims.h`.
     init(_ which: Int32) {
         self.which = which
     }

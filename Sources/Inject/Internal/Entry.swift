@@ -404,7 +404,14 @@ class EntryBase: @unchecked Sendable {
     }
 
     /// Drops the instance the entry's own slot caches, if it made one. A published singleton stays published.
-    func dropCachedInstance() {}
+    final func dropCachedInstance() {
+        var batch = ReleaseBatch()
+        addCachedInstance(to: &batch, retiring: false)
+        batch.release()
+    }
+
+    /// Adds the instance(s) the entry's own slot caches, if it made one, to `batch`: see ``InstanceCache``.
+    func addCachedInstance(to batch: inout ReleaseBatch, retiring: Bool) {}
 
     /// Drops the cached instance for good: a later registration replaced this one. Resolves that still reach this
     /// entry resolve its replacement instead of running this factory again.
@@ -580,11 +587,11 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
         }
     }
 
-    override func dropCachedInstance() {
+    override func addCachedInstance(to batch: inout ReleaseBatch, retiring: Bool) {
         if argumentKeying != nil {
-            (cells + Cell.slot).loadObject(as: ArgumentCache<T>.self)?.reset()
+            (cells + Cell.slot).loadObject(as: ArgumentCache<T>.self)?.addSlots(to: &batch, retiring: retiring)
         } else {
-            (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.reset()
+            (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.addSlots(to: &batch, retiring: retiring)
         }
     }
 

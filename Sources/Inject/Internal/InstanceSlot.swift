@@ -13,7 +13,7 @@
 /// stops waiting with `CancellationError`; the build goes on for the others.
 ///
 /// The slot's lock is held only to read or change its state, never while `build` runs.
-final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
+final class InstanceSlot<T>: Gate, InstanceCache, ReleasableSlot, @unchecked Sendable {
     // @unchecked: `state` is only touched under its lock, `publishTo` only atomically; `T` is handed out as the
     // registration's contract says (see Docs/ThreadSafety.md).
     //
@@ -81,6 +81,12 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
         state.withLock { $0.failure?.error }
     }
 
+    var storedOrder: Int { state.withLock { $0.storedOrder } }
+
+    func addSlots(to batch: inout ReleaseBatch, retiring: Bool) {
+        batch.append(self, retire: retiring)
+    }
+
     /// The stored instance, without building one.
     var current: T? {
         state.withLock { state -> T? in
@@ -117,6 +123,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                 state.handoff = nil
                 state.generation += 1
                 state.publicationHeld = false
+                state.storedOrder = 0
             }
             return (state.storage, state.handoff?.storage, state.storage != nil || state.object != nil)
         }
@@ -492,6 +499,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
     private func finish(_ value: T?, generation: Int, error: (any Error)? = nil) {
         // Made outside the lock; freed again if the slot does not keep it.
         let storage = value.flatMap { holdsWeakly ? nil : Self.store($0) }
+        let order = storage != nil && onRelease != nil ? ReleaseBatch.nextStoredOrder() : 0
         var inProgress: AnyObject?
         var publicationHeld = false
         let (stored, unused, handedOff, wake, waiting):
@@ -530,6 +538,7 @@ final class InstanceSlot<T>: Gate, InstanceCache, @unchecked Sendable {
                         } else {
                             unused = state.storage
                             state.storage = storage
+                            state.storedOrder = order
                         }
                         stored = true
                     } else if let value, state.buildWaiters > 0 {
@@ -572,6 +581,9 @@ protocol InstanceCache: AnyObject {
     func retire() -> Bool
     /// Publishes what a build kept back for lock-free reads (see ``InstanceSlot/holdPublication()``).
     func releasePublication()
+    /// Adds its slots to `batch`, to be released with others newest first: retired when `retiring`, else reset. An
+    /// argument cache hands its slots over (they are retired, as they leave it); when `retiring` it starts no more.
+    func addSlots(to batch: inout ReleaseBatch, retiring: Bool)
 }
 
 /// An ``InstanceSlot``'s state, behind its lock. Not generic, so that unspecialised code reads it with no metadata
@@ -601,6 +613,8 @@ private struct InstanceSlotState {
     var handoff: (build: Int, generation: Int, storage: UnsafeMutableRawPointer, waiters: Int)?
     /// The registration was replaced: no build starts any more.
     var retired = false
+    /// When ``storage`` was stored: see ``ReleaseBatch``.
+    var storedOrder = 0
     var nextWaiter = 0
     /// How many builds started: the number of the one under way, while there is a builder.
     var builds = 0

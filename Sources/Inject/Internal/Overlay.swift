@@ -55,6 +55,17 @@ final class Overlay: @unchecked Sendable {
         // is let go (the end of an override releases what it built right there).
         let identity = ObjectIdentifier(self)
         Self.live.withLock { _ = $0.removeValue(forKey: identity) }
+        // What it built is released with it, newest first (see `ReleaseBatch`).
+        Self.release(slots.withLock { $0.values.flatMap(\.values) })
+    }
+
+    /// Releases the instances of `held`, newest first, each slot retired: it has left the overlay.
+    private static func release(_ held: [Held]) {
+        var batch = ReleaseBatch()
+        for item in held {
+            batch.add(item.slot, retiring: true)
+        }
+        batch.release()
     }
 
     /// Whether `entry` is one of the registrations of this overlay or an outer one: a test's override.
@@ -111,11 +122,8 @@ final class Overlay: @unchecked Sendable {
             slots[ObjectIdentifier(container)] = held.filter { $0.value.entry.scopeCode != scope.code }
             return Array(matching.values)
         }
-        for held in dropped {
-            // Retired, as they left the table (see `DIContainer.dropScoped`); outside the lock: onRelease is user
-            // code.
-            (held.slot as? any InstanceCache)?.retire()
-        }
+        // Retired, as they left the table (see `DIContainer.dropScoped`); outside the lock: onRelease is user code.
+        Self.release(dropped)
     }
 
     /// Drops the instance(s) this overlay holds for `entry` built in `home`.
@@ -166,7 +174,7 @@ extension Overlay {
             }
             return dropped
         }
-        _ = dropped  // released here, outside the locks: a deinit (and onRelease) is user code
+        release(dropped)  // outside the locks: a deinit (and onRelease) is user code
     }
 }
 
