@@ -44,7 +44,67 @@ private final class NotesStore: @unchecked Sendable {
     @Injected var database: Database
 }
 
+/// Marks the thread of a test that reads beside `warmUp()`.
+private enum ReaderThread {
+    @TaskLocal static var isReader = false
+}
+
 struct WarmUpTests {
+    @Test func aRetriedBuildDoesNotTakeTheFailureOfABuildAnotherThreadStartedBeforeWhatItReadsWasBuilt() async throws {
+        let container = DIContainer()
+        let databaseGate = AsyncGate()
+        container.register(Database.self) { (_: DIResolver) async throws in
+            await databaseGate.wait()
+            return Database()
+        }
+        .scope(.singleton)
+        .eager()
+        // HomeFeed reads the database synchronously. The reader thread's builds of it fail (the database is not
+        // built yet) and are held, still under way, until the test lets each end.
+        let readerFailed = DispatchSemaphore(value: 0)
+        let releaseReader = DispatchSemaphore(value: 0)
+        container.register(HomeFeed.self) { r in
+            do {
+                _ = try r.resolve(Database.self)
+                return HomeFeed()
+            } catch {
+                if ReaderThread.isReader {
+                    readerFailed.signal()
+                    _ = releaseReader.wait(timeout: .now() + hangLimit)
+                }
+                throw error
+            }
+        }
+        .scope(.singleton)
+        .eager()
+        Thread {
+            ReaderThread.$isReader.withValue(true) {
+                for _ in 0..<2 {
+                    _ = try? container.resolveThrowing(HomeFeed.self)
+                }
+            }
+        }
+        .start()
+        #expect(waits(for: readerFailed, "the reader's first build"))
+
+        let warmUp = Task { try await container.warmUp() }
+        // The first wave's build of HomeFeed waits for the reader's and gets its failure; the reader builds again,
+        // and fails again, before the database is built.
+        #expect(await eventually { container.resolvesWaitingForBuild(of: HomeFeed.self) == 1 })
+        releaseReader.signal()
+        #expect(waits(for: readerFailed, "the reader's second build"))
+        databaseGate.openGate()
+        // The database is built now; the second wave's build of HomeFeed waits for the reader's second build, which
+        // began before that and fails as the first did: not a reason to give up on HomeFeed.
+        #expect(await eventually { container.resolvesWaitingForBuild(of: HomeFeed.self) == 1 })
+        releaseReader.signal()
+
+        let outcome = await completes("warmUp() beside a thread reading HomeFeed") { try await warmUp.value }
+        let report = try #require(try outcome?.get())
+        #expect(report.builds.contains { $0.service == "HomeFeed" }, "\(report)")
+        #expect(container.resolve(HomeFeed.self) === container.resolve(HomeFeed.self))
+    }
+
     @Test func anEagerSingletonWhoseWrapperReadsAnEagerAsyncSingletonIsBuiltAfterIt() async throws {
         let container = DIContainer()
         container.register(Database.self) { (_: DIResolver) async throws in

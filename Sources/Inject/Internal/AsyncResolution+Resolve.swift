@@ -224,7 +224,8 @@ extension AsyncResolution {
         in home: DIContainer,
         _ code: Int,
         _ argument: ArgumentBox?,
-        parent: AsyncFrame?
+        parent: AsyncFrame?,
+        retrying: Bool = false
     ) async throws -> T {
         let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
         do {
@@ -244,6 +245,10 @@ extension AsyncResolution {
         } catch InstanceSlot<T>.Failure.recursion {
             throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
         } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
+            if !retrying, startup != nil, ResolutionContext.isNotBuiltYet(error) {
+                // See `ResolutionContext.isNotBuiltYet`: warmUp() builds it itself, once.
+                return try await fill(slot, entry, in: home, code, argument, parent: parent, retrying: true)
+            }
             throw ResolutionContext.seeded(from: parent, in: self) { $0.sharedBuildFailed(error, building: entry) }
         }
         // `Failure.retired` goes up to `instance(of:owner:through:_:parent:)`, which resolves the replacement.

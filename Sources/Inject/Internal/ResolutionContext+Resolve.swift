@@ -405,7 +405,8 @@ extension ResolutionContext {
         _ entry: Entry<T>,
         in home: DIContainer,
         _ code: Int,
-        _ argument: ArgumentBox?
+        _ argument: ArgumentBox?,
+        retrying: Bool = false
     ) throws -> T {
         do {
             let value = try slot.instance(thread: ObjectIdentifier(self)) {
@@ -426,6 +427,10 @@ extension ResolutionContext {
         } catch InstanceSlot<T>.Failure.recursion {
             throw cycle(at: frames.count, closedBy: entry)
         } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
+            if !retrying, asyncResolution?.startup != nil, Self.isNotBuiltYet(error) {
+                // See `isNotBuiltYet`: warmUp() builds it itself, once.
+                return try fill(slot, entry, in: home, code, argument, retrying: true)
+            }
             throw sharedBuildFailed(error, building: entry)
         }
         // `Failure.retired` goes up to `instance(of:owner:through:)`, which knows the container the resolve went

@@ -1,4 +1,12 @@
 extension ResolutionContext {
+    /// Whether a build that another resolve ran, and this one waited for, failed because something it read
+    /// synchronously was not built yet. A resolve of `warmUp()` does not take that failure but builds once itself: the
+    /// other build may have begun before what it read was built (a thread that resolves beside `warmUp()` while the
+    /// async singleton it reads is still being built), and `warmUp()` is what builds it.
+    static func isNotBuiltYet(_ error: any Error) -> Bool {
+        (error as? ResolutionError)?.kind == .notBuiltYet
+    }
+
     /// The error of a build of `entry` that another resolve ran while this one waited for it, for this resolve: the
     /// same error (its path is the failing build's), with a line that says who waited and why nothing was retried.
     func sharedBuildFailed(_ error: any Error, building entry: EntryBase) -> any Error {
