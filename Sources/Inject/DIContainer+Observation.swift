@@ -13,8 +13,8 @@ extension DIContainer {
     /// at the end of the resolve that made it, with no lock held: the observer may resolve services itself. What an
     /// observer builds that way is not an event (an observer that resolves a `.graph` service would otherwise be
     /// called for its own build, and so on forever), nor are the builds that `validate()` makes in its throwaway
-    /// scope. An observer set while a build is under way does not see that build; it sees every build that starts
-    /// after it is set.
+    /// scope. An observer sees every build of every resolve that starts after it is set; whether it sees the builds
+    /// of a resolve already under way when it is set (one still running its factories) is not promised.
     ///
     /// > Important: With no observer set anywhere, resolving pays nothing for this (one atomic load per build, none
     /// > per cached read). Observers live as long as the container; they cannot be removed.

@@ -440,6 +440,28 @@ struct OnBuildTests {
         #expect(aEvents.services == ["FeedCache"])
     }
 
+    @Test func anObserverSetWhileAResolveIsUnderWaySeesEveryBuildOfTheResolvesAfterIt() {
+        let root = DIContainer()
+        let child = root.makeChild()
+        let events = Events()
+        let screensBuilt = Counter()
+        root.register(FeedCache.self) { FeedCache() }.scope(.singleton)
+        root.register(Widget.self) { Widget() }
+        root.register(FeedScreen.self) { r in
+            if screensBuilt.increment() == 1 {
+                child.onBuild { events.append($0) }  // no observer anywhere when this resolve began
+            }
+            return FeedScreen(cache: try r.resolve())
+        }
+        _ = child.resolve(FeedScreen.self)
+        let before = events.services.count
+
+        _ = child.resolve(Widget.self)
+        _ = child.resolve(FeedScreen.self)
+
+        #expect(Array(events.services.dropFirst(before)) == ["Widget", "FeedScreen"])
+    }
+
     @Test func anObserverMayResolveBecauseNoLockIsHeld() {
         let container = DIContainer()
         let seen = Counter()
