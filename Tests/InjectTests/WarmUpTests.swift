@@ -994,17 +994,18 @@ extension WarmUpTests {
     @Test func anEagerAsyncAndAnEagerSyncServiceInAResolvePropertiesCycleWarmUpWhenTheSyncOneStartsFirst() async throws
     {
         // The first wave builds both at once: CycleSync's resolveProperties reads CycleAsync before it is built,
-        // while CycleAsync's waits for CycleSync's build, so both fail. A retry that built both at once again would
-        // fail the same way; the retry builds the async one first, whose resolveProperties builds CycleSync inside
-        // its own resolution, where the read gets CycleAsync back. On a busy machine CycleAsync may reach CycleSync
-        // only after CycleSync's build failed, and build it itself in the first wave: then the scenario is run
-        // again, until the first wave overlapped as intended.
+        // while CycleAsync's waits for CycleSync's build, which fails. A warm-up build does not take that "not built
+        // yet" failure: CycleAsync's resolveProperties builds CycleSync again, inside its own resolution, where the
+        // read gets CycleAsync back. (A retry wave that built both at once again would fail the same way.) On a busy
+        // machine CycleAsync may reach CycleSync only after CycleSync's build failed, without waiting for it: then the
+        // scenario is run again, until the first wave overlapped as intended.
         var overlapped = false
         for _ in 0..<5 where !overlapped {
             let container = DIContainer()
             let asyncBuilds = Counter()
             let syncPropertiesBegun = Counter()
             let asyncFactoryReturned = Cell<Bool>(false)
+            let asyncWaitedForSync = Cell<Bool>(false)
             container.register { () async throws -> CycleAsync in
                 let build = asyncBuilds.increment()
                 // The first build waits until CycleSync's resolveProperties has begun, however late a busy pool
@@ -1028,6 +1029,9 @@ extension WarmUpTests {
                         usleep(1_000)
                     }
                     Thread.sleep(forTimeInterval: 0.1)
+                    if container.resolvesWaitingForBuild(of: CycleSync.self) > 0 {
+                        asyncWaitedForSync.value = true
+                    }
                     cycleSync.partner = try r.resolve()
                 }
 
@@ -1038,7 +1042,7 @@ extension WarmUpTests {
             let cycleSync = container.resolve(CycleSync.self)
             #expect(cycleAsync.partner === cycleSync)
             #expect(cycleSync.partner === cycleAsync)
-            overlapped = asyncBuilds.value == 2
+            overlapped = asyncWaitedForSync.value == true
         }
         #expect(overlapped, "in five runs, the first wave never built both at once")
     }
