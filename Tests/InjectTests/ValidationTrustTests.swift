@@ -76,6 +76,11 @@ private final class HomeScreen {
     @Injected var cart: Cart
 }
 
+/// A screen that is not `@MainActor`, made with `init()`, holding a main-actor service.
+private final class CartScreen {
+    @Injected var cart: Cart
+}
+
 /// A view model a session child builds; its wrapper must reach the session's `Cart`.
 private final class BasketModel: @unchecked Sendable {
     // @unchecked: the wrappers are set once, in init.
@@ -896,6 +901,59 @@ struct ValidationQuietnessTests {
         #expect(problem.description.contains("try await r.resolveAsync(Cart.self)"), "\(problem)")
         let error = try await #require(throws: ResolutionError.self) { try await container.resolveAsync(Ledger.self) }
         #expect(error.kind == .notOnMainActor)
+    }
+
+    @Test(arguments: [false, true])
+    func anAsyncFactoryReadingACachedMainActorServiceSynchronouslyIsAWarningWhateverValidationBuiltFirst(
+        builtBefore: Bool
+    ) async throws {
+        let container = DIContainer()
+        container.register(Cart.self, mainActorFactory: { _ in Cart() }).scope(.singleton)
+        if builtBefore {
+            // Validation builds async registrations first: this one hops to the main actor and builds Cart there,
+            // before Ledger's factory reads it.
+            container.register(Catalogue.self) { (r: DIResolver) async throws in
+                _ = try await r.resolveAsync(Cart.self)
+                return Catalogue()
+            }
+        }
+        container.register(Ledger.self) { (r: DIResolver) async throws in
+            _ = try r.resolve(Cart.self)  // works once Cart is built, on the main actor
+            return Ledger()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "a cached main-actor service read once it is built works: \(report)")
+        let warning = try #require(report.warnings.first { $0.service == "Cart" }, "\(report)")
+        #expect(warning.message.contains("this fails unless Cart was built before, on the main actor"), "\(warning)")
+        #expect(warning.description.contains("try await r.resolveAsync(Cart.self)"), "\(warning)")
+        await #expect(throws: ResolutionError.self) { try await container.resolveAsync(Ledger.self) }
+        _ = try await container.resolveAsync(Cart.self)
+        _ = try await container.resolveAsync(Ledger.self)
+    }
+
+    @Test(arguments: [Scope.graph, .singleton])
+    func aRootMadeOffTheMainActorReadingAMainActorServiceIsAWarningWhateverValidationBuiltFirst(
+        scope: Scope
+    ) async throws {
+        // The screen's wrapper resolves through DIContainer.shared; the override keeps these registrations to this
+        // test. Validation builds Cart on the main actor for Ledger first; the root runs off it, where run time finds
+        // no Cart (a .singleton one, unless it was built before) and fails, unless the app makes the screen on the
+        // main actor.
+        try await withOverrides(in: .shared) {
+            $0.register(Cart.self, mainActorFactory: { _ in Cart() }).scope(scope)
+            $0.register(Ledger.self, mainActorFactory: { r in
+                _ = try r.resolve(Cart.self)
+                return Ledger()
+            })
+        } operation: {
+            let report = await DIContainer.shared.validationReportAsync(building: { CartScreen() })
+
+            let warning = try #require(report.warnings.first { $0.service == "Cart" }, "\(report)")
+            #expect(warning.description.contains("asked by: @Injected Cart at"), "\(warning)")
+            #expect(warning.message.contains("it was resolved from another thread"), "\(warning)")
+        }
     }
 
     @Test func anAsyncFactoryReadingAMainActorServiceWithResolveAsyncIsValid() async throws {

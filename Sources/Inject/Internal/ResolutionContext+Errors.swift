@@ -786,13 +786,15 @@ extension ResolutionContext {
             // The entry is on top of the stack; whoever asked for it is below it.
             if let (asker, through) = asyncFactoryBelowTheTop() {
                 let route = through.map(\.label).joined(separator: " and ")
-                // A build in between that caches may have been made before, on the main actor; one that does not is
-                // built here, off it, every time.
-                let everyTime = through.allSatisfy { $0.scope == .transient || $0.scope == .graph }
+                // A build that caches, the main-actor one or one in between, may have been made before, on the main
+                // actor, and is then read, not built; one that does not cache is built here, off it, every time.
+                let buildsEveryTime = { (entry: EntryBase) in entry.scope == .transient || entry.scope == .graph }
+                let everyTime = buildsEveryTime(entry) && through.allSatisfy(buildsEveryTime)
+                let cachedOne = through.first { !buildsEveryTime($0) }.map { _ in route } ?? entry.label
                 let consequence =
                     everyTime
                     ? "this fails whoever resolves \(asker.label)"
-                    : "this fails unless \(route) was built before, on the main actor"
+                    : "this fails unless \(cachedOne) was built before, on the main actor"
                 return askedOffTheMainActor(
                     entry,
                     by: asker,

@@ -207,6 +207,11 @@ extension ResolutionContext {
             // edge is recorded (above). Which entry points could close a cycle is judged afterwards, from the edges.
             // A transient argument registration is built for every argument it is asked with, as at run time: its
             // factory may ask for other services with each (a `.graph` one caches per argument value, above).
+            if entry.isMainActor, !MainActorFactory.isOnMainActor {
+                // Off the main actor, run time builds it here and fails: the instance validation built on the main
+                // actor for another reader is not this reader's.
+                return try build(entry, in: home, code, argument)
+            }
             return try fill(
                 overlay.unsafelyUnwrapped.slot(for: entry, home: home, code),
                 entry,
@@ -229,7 +234,11 @@ extension ResolutionContext {
             return value
         case .registration:
             if let cache = overlay {
-                return try fill(cache.slot(for: entry, home: home, code), entry, in: home, code, argument)
+                let slot = cache.slot(for: entry, home: home, code)
+                if entry.isMainActor, cache.recorder != nil {
+                    try judgeCachedMainActorRead(of: entry, in: home, code, argument, slot)
+                }
+                return try fill(slot, entry, in: home, code, argument)
             }
             if let storage = entry.publishedStorage {
                 return storage.assumingMemoryBound(to: T.self).pointee
@@ -237,9 +246,43 @@ extension ResolutionContext {
             return try fill(entry.slot(code), entry, in: home, code, argument)
         case .resolvingContainer:
             if let cache = overlay {
-                return try fill(cache.slot(for: entry, home: home, code), entry, in: home, code, argument)
+                let slot = cache.slot(for: entry, home: home, code)
+                if entry.isMainActor, cache.recorder != nil {
+                    try judgeCachedMainActorRead(of: entry, in: home, code, argument, slot)
+                }
+                return try fill(slot, entry, in: home, code, argument)
             }
             return try fill(home.scopedSlot(for: entry), entry, in: home, code, argument)
+        }
+    }
+
+    /// Under validation, a synchronous read of a caching `mainActorFactory` registration off the main actor, by an
+    /// async factory or by a root that `validateAsync(building:)` runs, finds the instance validation built on the
+    /// main actor; run time finds one only if something built it before. Judged as run time judges a read that finds
+    /// none, whatever validation built first: a factory's read is reported (a warning, as it works once the service
+    /// is built) and goes on with that instance; a root's fails, so that its wrapper reports it at its declaration.
+    /// A synchronous factory's read is judged from the edges (see `addMainActorDependencies`).
+    @inline(never)
+    private func judgeCachedMainActorRead<T>(
+        of entry: Entry<T>,
+        in home: DIContainer,
+        _ code: Int,
+        _ argument: ArgumentBox?,
+        _ slot: InstanceSlot<T>
+    ) throws {
+        // The builds on the stack, innermost first, up to an async factory's (or a main-actor one's, which runs on
+        // the main actor and is judged by its own reader).
+        let byAsyncFactory =
+            frames.reversed().lazy.filter { !$0.entry.isForward }
+            .first { $0.entry.isAsync || $0.entry.isMainActor }?.entry.isAsync == true
+        guard !MainActorFactory.isOnMainActor, frames.isEmpty || byAsyncFactory, slot.current != nil,
+            let recorder = overlay?.recorder
+        else { return }
+        do {
+            // Off the main actor, the build stops before the factory runs, with the error run time would give.
+            _ = try build(entry, in: home, code, argument)
+        } catch let error as ResolutionError where !frames.isEmpty {
+            recorder.recordFailure(error)
         }
     }
 
