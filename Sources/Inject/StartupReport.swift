@@ -47,14 +47,19 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         }
         let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
         let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster" : noGain(pathSeconds: pathSeconds)
-        var lines = [
-            builds.isEmpty
-                ? "warm-up: no build succeeded, in \(Describe.milliseconds(wallSeconds))"
-                : """
+        var lines: [String]
+        switch builds.count {
+        case 0: lines = ["warm-up: no build succeeded, in \(Describe.milliseconds(wallSeconds))"]
+        // One build has nothing to be built beside: no one-by-one time to compare with.
+        case 1: lines = ["warm-up: 1 build in \(Describe.milliseconds(wallSeconds))"]
+        default:
+            lines = [
+                """
                 warm-up: \(ValidationReport.count(builds.count, "build")) in \(Describe.milliseconds(wallSeconds)); \
                 one by one they take \(Describe.milliseconds(serialSeconds)): \(gain)
                 """
-        ]
+            ]
+        }
         // A path that rounds to 0.0 ms bounds nothing worth reading, as the slowest builds below.
         if !criticalPath.isEmpty, pathSeconds >= 0.000_05 {
             lines.append(
@@ -92,10 +97,17 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     /// Why a warm-up was no faster than its builds one by one, from what the report knows.
     private func noGain(pathSeconds: Double) -> String {
         // Only when the critical path is listed below (it rounds to more than 0.0 ms).
-        if builds.count > 1, pathSeconds >= 0.000_05, pathSeconds >= serialSeconds * 0.9 {
+        if pathSeconds >= 0.000_05, pathSeconds >= serialSeconds * 0.9 {
+            if criticalPath.count == 1 {
+                return "no faster: one build, \(criticalPath[0]), took nearly all of the time"
+            }
             return "no faster: each build waited for the one before it (the critical path below)"
         }
         if wallSeconds > serialSeconds * 1.5, wallSeconds - serialSeconds >= 0.005 {
+            // The one-by-one time counts only the builds that succeeded.
+            if !failures.isEmpty {
+                return "no faster, counting only the builds that succeeded: the failed ones (below) took time too"
+            }
             return """
                 no faster: most of the wall time went outside the builds (onBuild observers, hops to the main actor, \
                 or a busy machine)

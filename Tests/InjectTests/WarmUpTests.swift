@@ -617,6 +617,76 @@ extension WarmUpTests {
         #expect(report.description.contains("in HomeFeed's factory before it asks for Database"), "\(report)")
     }
 
+    @Test func oneSlowBuildBesideQuickOnesIsNamedAsWhyItWasNoFaster() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { _ in
+            try await Task.sleep(nanoseconds: 50_000_000)
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(FeatureFlags.self) { FeatureFlags() }.scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        let summary = try #require(report.description.split(separator: "\n").first.map(String.init))
+        #expect(summary.hasSuffix("no faster: one build, Config, took nearly all of the time"), "\(report)")
+    }
+
+    @Test func timeSpentInBuildsThatFailedIsNotBlamedOnWhatIsOutsideTheBuilds() async throws {
+        struct Locked: Error {}
+        let container = DIContainer()
+        container.register(Config.self) { () async throws -> Config in
+            try await Task.sleep(nanoseconds: 30_000_000)
+            throw Locked()
+        }
+        .scope(.singleton).eager()
+        container.register(FeatureFlags.self) { FeatureFlags() }.scope(.singleton).eager()
+        container.register(HomeFeed.self) { HomeFeed() }.scope(.singleton).eager()
+
+        let error = try await #require(throws: StartupError.self) { try await container.warmUp() }
+
+        let summary = try #require(error.report.description.split(separator: "\n").first.map(String.init))
+        #expect(summary.hasPrefix("warm-up: 2 builds in "), "\(error)")
+        #expect(summary.hasSuffix("counting only the builds that succeeded: the failed ones (below) took time too"))
+        #expect(!error.description.contains("outside the builds"), "\(error)")
+    }
+
+    @Test func aSingleBuildIsNotComparedWithItselfOneByOne() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { Config() }.scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        let summary = try #require(report.description.split(separator: "\n").first.map(String.init))
+        #expect(summary.hasPrefix("warm-up: 1 build in "), "\(report)")
+        #expect(!summary.contains("one by one"), "\(report)")
+    }
+
+    @Test func anAsyncFactoryTriedAgainIsToldToAwaitWhatItReadSynchronously() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { _ in
+            try await Task.sleep(nanoseconds: 30_000_000)
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { (r: DIResolver) async throws in
+            _ = try r.resolve(Config.self)  // before Config is built: tried again after it
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        #expect(
+            report.description.contains(
+                "note: HomeFeed waited for every other eager build: its async factory read Config synchronously, with r.resolve"
+            ),
+            "\(report)"
+        )
+        #expect(report.description.contains("awaiting r.resolveAsync(Config.self) instead"), "\(report)")
+        #expect(!report.description.contains("synchronous factory"), "\(report)")
+    }
+
     @Test func aChainOfDependentBuildsSaysThatIsWhyItWasNoFaster() async throws {
         let container = DIContainer()
         container.register(Config.self) { _ in

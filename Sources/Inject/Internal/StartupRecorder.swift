@@ -31,7 +31,7 @@ final class StartupRecorder: @unchecked Sendable {
         var waveStarts: [UInt64] = []
         /// The builds tried again, by node, with the async service read synchronously before it was built, and the
         /// registration whose factory read it (the build itself, or one it needs).
-        var retried: [Node: (readAsync: String, reader: String)] = [:]
+        var retried: [Node: (readAsync: String, reader: String, isAsync: Bool)] = [:]
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -71,7 +71,7 @@ final class StartupRecorder: @unchecked Sendable {
             state.waveStarts.append(start)
             for build in retried {
                 state.retried[Node(entry: ObjectIdentifier(build.entry), home: ObjectIdentifier(build.home))] =
-                    (build.readAsync, build.reader)
+                    (build.readAsync, build.reader, build.entry.isAsync)
             }
         }
     }
@@ -89,14 +89,23 @@ final class StartupRecorder: @unchecked Sendable {
             criticalPath: path.map(\.event.service),
             failures: failures,
             notes: path.compactMap { build in
-                retried[build.node].map { Self.retryNote(build.event.service, readAsync: $0.readAsync, by: $0.reader) }
+                retried[build.node].map {
+                    Self.retryNote(build.event.service, readAsync: $0.readAsync, by: $0.reader, isAsync: $0.isAsync)
+                }
             },
             eagerServices: Set(builds.filter(\.isEager).map(\.event.service))
         )
     }
 
     /// Why a build tried again is on the critical path, and how to take it off.
-    private static func retryNote(_ service: String, readAsync: String, by reader: String) -> String {
+    private static func retryNote(_ service: String, readAsync: String, by reader: String, isAsync: Bool) -> String {
+        if reader == service, isAsync {
+            return """
+                \(service) waited for every other eager build: its async factory read \(readAsync) synchronously, \
+                with r.resolve, before it was built, so warmUp() built it again after the others; awaiting \
+                r.resolveAsync(\(readAsync).self) instead would start it as soon as \(readAsync) is built.
+                """
+        }
         guard reader != service else {
             return """
                 \(service) waited for every other eager build: its synchronous factory read \(readAsync) before it was \
