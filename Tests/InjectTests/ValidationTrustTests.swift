@@ -943,10 +943,13 @@ struct ValidationQuietnessTests {
         // main actor.
         try await withOverrides(in: .shared) {
             $0.register(Cart.self, mainActorFactory: { _ in Cart() }).scope(scope)
-            $0.register(Ledger.self, mainActorFactory: { r in
-                _ = try r.resolve(Cart.self)
-                return Ledger()
-            })
+            $0.register(
+                Ledger.self,
+                mainActorFactory: { r in
+                    _ = try r.resolve(Cart.self)
+                    return Ledger()
+                }
+            )
         } operation: {
             let report = await DIContainer.shared.validationReportAsync(building: { CartScreen() })
 
