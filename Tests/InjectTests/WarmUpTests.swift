@@ -821,6 +821,29 @@ private final class ScreenReadingConfig: @unchecked Sendable {
 }
 
 struct AsyncValidationTests {
+    @Test func aReadThatFailsOnlyWhenItsReaderIsResolvedFirstSaysSoRatherThanBlameTheRouteThatWorks() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { () async throws -> Config in Config() }
+        container.register(FeatureFlags.self) { r in
+            _ = try r.resolve(Config.self)
+            return FeatureFlags()
+        }
+        container.register(HomeFeed.self) { (r: DIResolver) async throws in
+            _ = try await r.resolveAsync(Config.self)
+            _ = try r.resolve(FeatureFlags.self)  // works: Config is built earlier in this resolution
+            return HomeFeed()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.description.contains("path: FeatureFlags -> Config\n"), "\(error)")
+        #expect(error.description.contains("what fails is resolving FeatureFlags first"), "\(error)")
+        #expect(!error.description.contains("reached here through"), "\(error)")
+        _ = try await container.resolveAsync(HomeFeed.self)
+        await #expect(throws: ResolutionError.self) { try await container.resolveAsync(FeatureFlags.self) }
+    }
+
     @Test func aScreensInjectedPropertyOfAnAsyncServiceIsReportedAtItsDeclaration() async throws {
         let report = await screenContainer.validationReportAsync(building: { ScreenReadingConfig() })
 

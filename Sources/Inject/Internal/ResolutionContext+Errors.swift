@@ -536,7 +536,13 @@ extension ResolutionContext {
         if reason == .notEager || reason == .cycle || reason == .scopedInRoot, path.count > 2 {
             // The read fails when the asker is resolved first: that is the path that matters, not the one
             // validation happened to reach it by.
-            details.append("reached here through: \(path.dropLast().joined(separator: " -> "))")
+            let chain = path.dropLast().joined(separator: " -> ")
+            details.append(
+                """
+                validation found this through \(chain), which may well work; what fails is resolving \
+                \(path[path.count - 2]) first (the path above).
+                """
+            )
             path = Array(path.suffix(2))
         }
         return ResolutionError(
