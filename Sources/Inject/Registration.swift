@@ -104,6 +104,20 @@ public final class Registration<T> {
     @discardableResult
     public func implements<P>(_ type: P.Type, name: DIContainer.Name? = nil) -> Self {
         let targetName = entry.name
+        if P.self == T.self, name == targetName {
+            // The forward would take the registration's own key: resolving it would forward to itself, forever.
+            fatalError(
+                """
+                Inject: implements(\(Describe.type(P.self)).self\(name.map { ", name: \"\($0.rawValue)\"" } ?? "")) \
+                on \(entry.label), registered at \(entry.location), forwards the registration to itself: it would \
+                replace the registration with a forward that resolves only itself.
+                  fix: remove this implements call (a registration already resolves as its own type), or forward a \
+                protocol it conforms to, or the same type under another name.
+                """,
+                file: entry.file,
+                line: entry.line
+            )
+        }
         let make: Entry<P>.Make = { resolver in
             let argument = ResolutionContext.takeArgument()
             let instance = try resolver.resolveForwarded(T.self, name: targetName, argument: argument)

@@ -261,6 +261,25 @@ struct TrapTests {
         #expect(stderr.contains("the widget factory failed"))
     }
 
+    @Test func implementsOfTheRegistrationsOwnTypeTrapsSayingItForwardsToItself() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(Widget.self) { Widget() }.scope(.singleton).implements(Widget.self)
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("implements(Widget.self) on Widget"), "\(stderr)")
+        #expect(stderr.contains("forwards the registration to itself"), "\(stderr)")
+        #expect(stderr.contains("fix: remove this implements call"), "\(stderr)")
+    }
+
+    @Test func implementsOfTheOwnTypeUnderAnotherNameIsAnAlias() {
+        let container = DIContainer()
+        container.register(Widget.self) { Widget() }.scope(.singleton).implements(Widget.self, name: "main")
+
+        #expect(container.resolve(Widget.self, name: "main") === container.resolve(Widget.self))
+    }
+
     @Test func registeringOnASealedContainerTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let container = DIContainer()
