@@ -23,6 +23,9 @@ private final class ProfileViewModel: Sendable {
 
 private protocol Greeting: Sendable {}
 
+private class Salutation: @unchecked Sendable {}  // @unchecked: no state
+private final class FriendlySalutation: Salutation, Greeting, @unchecked Sendable {}  // @unchecked: no state
+
 struct ErrorMessageTests {
     @Test func aForwardToATypeTheInstanceIsNotSaysSoInPlainWords() throws {
         let container = DIContainer()
@@ -33,6 +36,21 @@ struct ErrorMessageTests {
         #expect(error.kind == .notConforming)
         #expect(error.description.contains("of type NetworkClient, is not of type Greeting"), "\(error)")
         #expect(error.description.contains("fix: make NetworkClient conform to Greeting"), "\(error)")
+    }
+
+    @Test func aForwardBrokenByAChildsRegistrationNamesThatRegistration() throws {
+        let root = DIContainer()
+        root.register(Salutation.self) { FriendlySalutation() }.implements(Greeting.self)
+        let child = root.makeChild()
+        let line = #line + 1
+        child.register(Salutation.self) { Salutation() }
+
+        let error = try #require(throws: ResolutionError.self) { try child.resolveThrowing(Greeting.self) }
+
+        #expect(error.kind == .notConforming)
+        #expect(error.description.contains("the forward reached Salutation registered at \(registeredAt(line))"))
+        #expect(error.description.contains("fix: make the instance of the registration at \(registeredAt(line))"))
+        #expect(root.resolve(Greeting.self) is FriendlySalutation)
     }
 
     @Test func aMissingRegistrationNamesTheTypeAndTheName() throws {

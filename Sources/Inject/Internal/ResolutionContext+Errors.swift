@@ -777,6 +777,26 @@ extension ResolutionContext {
         case let mismatch as ForwardedTypeMismatch:
             let forwarded = Describe.type(mismatch.forwardedType)
             let instance = Describe.type(mismatch.instanceType)
+            // The registration the forward reached: another one than the forward's own when a child (or a test
+            // override) registered the target again, with an instance that does not conform.
+            var details: [String] = []
+            var fix = "make \(instance) conform to \(forwarded), or remove the implements call."
+            if case .forward(let target, _, _) = entry.factoryKind, let home = frames.last?.container,
+                let reached = overlay?.find(target, through: home)?.entry
+                    ?? home.lookupVisible(target, from: identity)?.entry.takeUnretainedValue(),
+                reached.location != entry.location
+            {
+                details.append(
+                    """
+                    the forward reached \(reached.label) registered at \(reached.location), which shadows the \
+                    registration that implements(\(forwarded).self) was called on.
+                    """
+                )
+                fix = """
+                    make the instance of the registration at \(reached.location) conform to \(forwarded) too, or \
+                    register \(forwarded) there as well (implements(\(forwarded).self) on it).
+                    """
+            }
             return ResolutionError(
                 kind: .notConforming,
                 service: entry.label,
@@ -786,7 +806,8 @@ extension ResolutionContext {
                     \(entry.label) is forwarded by implements(\(forwarded).self) at \(entry.location), but the \
                     instance it forwards to, of type \(instance), is not of type \(forwarded).
                     """,
-                fix: "make \(instance) conform to \(forwarded), or remove the implements call."
+                details: details,
+                fix: fix
             )
         case is NotOnMainActor:
             // The entry is on top of the stack; whoever asked for it is below it.
