@@ -100,6 +100,36 @@ struct AutowiringTests {
         #expect(!error.description.contains("fix: register DIResolver"), "\(error)")
     }
 
+    @Test func validationReportsSuchAClosureOnceNotEachOfItsRuntimeArgumentsAsMissing() throws {
+        let container = DIContainer()
+        container.register(Widget.self) { (_: DIResolver, serial: Int, _: String) in Widget(serial: serial) }
+
+        let report = container.validationReport()
+
+        #expect(report.errors.count == 1, "\(report)")
+        #expect(report.description.contains("so it was taken as register(autowired:)"), "\(report)")
+        #expect(!report.description.contains("nothing is registered for Int"), "\(report)")
+    }
+
+    @Test func aClosureWithoutAResolverResolvedWithAnArgumentSaysItWasTakenAsAutowiring() throws {
+        let container = DIContainer()
+        // A runtime argument without the resolver: Swift takes it as register(autowired:).
+        container.register(Widget.self) { (serial: Int) in Widget(serial: serial) }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(Widget.self, argument: 7)
+        }
+
+        #expect(error.description.contains("takes no argument, but was resolved with an argument of type Int"))
+        #expect(
+            error.description.contains(
+                "Widget is registered with register(autowired:), which resolves each parameter of its function (Int)"
+            ),
+            "\(error)"
+        )
+        #expect(error.description.contains("register { (r: DIResolver, argument: Int) in ... }"), "\(error)")
+    }
+
     @Test func anInitializerWithoutParametersIsAutowired() {
         let container = DIContainer()
         container.register(autowired: NoDependencies.init).scope(.singleton)
@@ -189,6 +219,26 @@ struct AutowiringTests {
         )
         #expect(error.description.contains("with the initializer's own labels"), "\(error)")
         #expect(!error.description.contains("count: 3"), "no made-up labels: \(error)")
+    }
+
+    @Test func aRegistrationUnderAProtocolIsWrittenByHandUnderThatProtocolNotByInitialisingIt() throws {
+        let container = DIContainer()
+        container.register(Feed.self, name: "live", autowired: LiveFeed.init)
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(Feed.self, name: "live")
+        }
+
+        #expect(
+            error.description.contains(
+                """
+                register(Feed.self, name: "live") { r in try <the implementation you passed>(<label>: r.resolve(), \
+                <label>: <the value>) }
+                """
+            ),
+            "\(error)"
+        )
+        #expect(!error.description.contains("try Feed("), "a protocol has no initializer: \(error)")
     }
 
     @Test func anOptionalParameterWithNothingRegisteredSaysToWriteTheFactoryWithOptional() throws {

@@ -85,12 +85,13 @@ extension ResolutionContext {
                 by its type, unnamed: one of them is \(label).
                 """
             )
+            let (registered, made) = Self.handWritten(frame.entry)
             fix = """
                 \(fix.dropLast()); or, where that parameter is a value or a named service, write \
-                \(Describe.type(frame.entry.serviceType))'s factory by hand instead of register(autowired:), passing \
-                the value or resolving the service by its name, and the other parameters with try r.resolve(): \
-                register { r in try \(Describe.type(frame.entry.serviceType))(<label>: r.resolve(), <label>: \
-                <the value>) }, with the initializer's own labels.
+                \(frame.entry.label)'s factory by hand instead of register(autowired:), passing the value or \
+                resolving the service by its name, and the other parameters with try r.resolve(): \
+                \(registered) { r in try \(made)(<label>: r.resolve(), <label>: <the value>) }, with the \
+                initializer's own labels.
                 """
         }
         if fix == plainFix, let frame = frames.last, frame.entry.scope == .scoped, container.parent == nil {
@@ -148,14 +149,15 @@ extension ResolutionContext {
             // An autowired initializer's parameter is resolved with resolve(): there is no optional() to call. The
             // example has the initializer's parameters in order, but not their labels, which a function reference
             // does not carry.
-            let owner = Describe.type(frame.entry.serviceType)
+            let (registered, made) = Self.handWritten(frame.entry)
             let arguments = parameters.map { $0 == type ? "<label>: r.optional()" : "<label>: r.resolve()" }
             fix = """
                 register \(Describe.request(wrapped, name)) (a request for \(Describe.type(type)) falls back to it); \
-                or, where nil is an answer, write \(owner)'s factory by hand instead of register(autowired:), \
-                resolving that parameter with try r.optional(), which gives nil when nothing is registered, and the \
-                others with try r.resolve(): register { r in try \(owner)(\(arguments.joined(separator: ", "))) }, \
-                with the initializer's own labels.
+                or, where nil is an answer, write \(frame.entry.label)'s factory by hand instead of \
+                register(autowired:), resolving that parameter with try r.optional(), which gives nil when nothing \
+                is registered, and the others with try r.resolve(): \
+                \(registered) { r in try \(made)(\(arguments.joined(separator: ", "))) }, with the initializer's own \
+                labels.
                 """
         }
         return ResolutionError(
@@ -556,6 +558,20 @@ extension ResolutionContext {
         )
     }
 
+    /// How an autowired registration's factory is written by hand: the `register` call, and the type whose
+    /// initializer it calls. A registration under a protocol (`register(Logger.self, autowired: FileLogger.init)`)
+    /// keeps the protocol, and calls an implementation the registration no longer knows by name; one of a failable
+    /// initializer's optional calls the initializer's own type.
+    static func handWritten(_ entry: EntryBase) -> (register: String, made: String) {
+        let name = entry.name.map { ", name: \($0.rawValue.debugDescription)" } ?? ""
+        let spelledOut = "register(\(Describe.type(entry.serviceType)).self\(name))"
+        if Describe.isProtocol(entry.serviceType) {
+            return (spelledOut, "<the implementation you passed>")
+        }
+        let type = (entry.serviceType as? any OptionalService.Type)?.wrappedType ?? entry.serviceType
+        return (name.isEmpty ? "register" : spelledOut, Describe.type(type))
+    }
+
     /// `entry`'s type and name as a call spells them: `Exporter.self, name: "slow"`.
     private static func spelled(_ entry: EntryBase) -> String {
         let name = entry.name.map { ", name: \($0.rawValue.debugDescription)" } ?? ""
@@ -693,6 +709,18 @@ extension ResolutionContext {
             )
         }
         let asker = self.asker
+        var details = asker.details
+        if case .autowired(let parameters, let count) = entry.factoryKind, count > 0 {
+            // `register { (id: Int) in Viewer(id: id) }`: a closure without a DIResolver matches no factory overload,
+            // so Swift took it as register(autowired:), which resolves its parameters instead of taking an argument.
+            let types = Describe.elements(of: parameters, count: count).map(Describe.type).joined(separator: ", ")
+            details.append(
+                """
+                \(entry.label) is registered with register(autowired:), which resolves each parameter of its \
+                function (\(types)) by its type; a closure without a DIResolver first parameter is taken as one.
+                """
+            )
+        }
         return ResolutionError(
             kind: .argumentMismatch,
             service: entry.label,
@@ -702,10 +730,10 @@ extension ResolutionContext {
                 \(entry.label), registered at \(entry.location), takes no argument, but was resolved with an \
                 argument of type \(Describe.type(given)).
                 """,
-            details: asker.details,
+            details: details,
             fix: """
                 resolve it without argument:, or register a factory that takes (DIResolver, \
-                \(Describe.type(given))).
+                \(Describe.type(given))): register { (r: DIResolver, argument: \(Describe.type(given))) in ... }.
                 """
         )
     }

@@ -592,6 +592,10 @@ extension ResolutionContext {
         guard let recorder = overlay?.recorder, case .autowired(let parameters, let count) = entry.factoryKind,
             let thrown = error as? ResolutionError
         else { return }
+        let types = Describe.elements(of: parameters, count: count)
+        // A closure `{ (r: DIResolver, id: Int, title: String) in ... }` taken as autowiring: its DIResolver error says
+        // so, and the other parameters are runtime arguments, not services that are missing.
+        guard !types.contains(where: { $0 == DIResolver.self }) else { return }
         let resolver = DIResolver(container: home, overlay: overlay)
         func attempt<Parameter>(_: Parameter.Type) {
             do {
@@ -604,7 +608,7 @@ extension ResolutionContext {
                 // Not a resolution's error: nothing to add.
             }
         }
-        for parameter in Describe.elements(of: parameters, count: count) {
+        for parameter in types {
             _openExistential(parameter, do: attempt)
         }
     }
