@@ -102,8 +102,9 @@ extension DIContainer {
                 \(file):\(line): nothing is registered for \(Describe.request(T.self, name)) in this container or its \
                 parents.\(registered)
                   fix: reset the type that is registered (a protocol registered with implements resets the \
-                registration it forwards to)\(others.isEmpty ? "" : ", or one of the names above"), or register it \
-                first.
+                registration it forwards to)\(others.isEmpty ? "" : ", or one of the names above"); a registration \
+                made in a child container is reset through that child (session.reset(\(Describe.type(T.self)).self)), \
+                which a parent does not see.
                 """,
                 file: file,
                 line: line

@@ -95,7 +95,17 @@ extension ResolutionContext {
             while entry.isReplaced {
                 entry = try replacement(of: entry)
             }
-            return try instance(of: entry, owner: winner.owner, through: container, nil)
+            do {
+                return try instance(of: entry, owner: winner.owner, through: container, nil)
+            } catch let error as ResolutionError {
+                // The call that asked is resolveAll, not a resolve of this one registration.
+                throw error.adding(
+                    detail: """
+                        while resolveAll(\(Describe.type(T.self)).self) built every registration of \
+                        \(Describe.type(T.self)): this one, \(entry.label) registered at \(entry.location), failed.
+                        """
+                )
+            }
         }
     }
 }

@@ -169,3 +169,21 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         )
     }
 }
+
+extension ResolutionError {
+    /// The same error with one more line between the path and the fix.
+    func adding(detail: String) -> ResolutionError {
+        ResolutionError(
+            kind: kind,
+            service: service,
+            path: path,
+            registration: registration,
+            underlying: underlying,
+            headline: headline,
+            details: details + [detail],
+            fix: fix,
+            fixThroughShared: fixThroughShared,
+            failsFromEveryCaller: failsFromEveryCaller
+        )
+    }
+}

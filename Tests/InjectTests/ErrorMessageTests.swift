@@ -53,6 +53,17 @@ struct ErrorMessageTests {
         #expect(root.resolve(Greeting.self) is FriendlySalutation)
     }
 
+    @Test func anArrayOfServicesSaysResolveAllResolvesEveryRegistrationOfItsElement() throws {
+        let container = DIContainer()
+        container.register(NetworkClient.self) { NetworkClient() }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing([NetworkClient].self)
+        }
+
+        #expect(error.description.contains("call resolveAll(NetworkClient.self)"), "\(error)")
+    }
+
     @Test func aMissingRegistrationNamesTheTypeAndTheName() throws {
         let container = DIContainer()
 

@@ -127,6 +127,7 @@ struct ResetRegistrationTests {
 
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("nothing is registered for FeedCache"), "\(stderr)")
+        #expect(stderr.contains("a registration made in a child container is reset through that child"))
     }
 
     @Test func resetUnderAMisspeltNameListsTheNamesThatAreRegistered() async throws {

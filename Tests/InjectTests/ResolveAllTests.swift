@@ -36,6 +36,22 @@ struct ResolveAllTests {
         #expect(DIContainer().resolveAll(Widget.self).isEmpty)
     }
 
+    @Test func anElementThatCannotBeBuiltSaysResolveAllAskedForIt() throws {
+        let container = DIContainer()
+        container.register(Exporter.self, name: "pdf") { NamedExporter("pdf") }
+        let line = #line + 1
+        container.register(Exporter.self, name: "cloud") { () async throws -> any Exporter in NamedExporter("cloud") }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveAllThrowingForTests() }
+
+        #expect(
+            error.description.contains(
+                "while resolveAll(Exporter.self) built every registration of Exporter: this one, Exporter[\"cloud\"] registered at \(registeredAt(line)), failed."
+            ),
+            "\(error)"
+        )
+    }
+
     @Test func unnamedAndNamedRegistrationsComeInRegistrationOrder() {
         let container = DIContainer()
         container.register(Exporter.self, name: "pdf") { NamedExporter("pdf") }
@@ -155,5 +171,14 @@ struct ResolveAllTests {
 
         #expect(inside == ["fake pdf", "csv", "fake json"], "an override takes the place of what it shadows")
         #expect(formats(container.resolveAll(Exporter.self)) == ["pdf", "csv"])
+    }
+}
+
+extension DIContainer {
+    /// `resolveAll` through a resolver, which throws where the container's form traps.
+    fileprivate func resolveAllThrowingForTests() throws -> [any Exporter] {
+        let menu = DIContainer(parent: self)
+        menu.register(ExportMenu.self) { r in ExportMenu(exporters: try r.resolveAll()) }
+        return try menu.resolveThrowing(ExportMenu.self).exporters
     }
 }

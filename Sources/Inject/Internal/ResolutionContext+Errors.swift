@@ -11,6 +11,15 @@ struct ForwardedTypeMismatch: Error {
     let instanceType: Any.Type
 }
 
+/// An array type, for the hint that `resolveAll` resolves every registration of its element.
+private protocol ArrayOfServices {
+    static var elementType: Any.Type { get }
+}
+
+extension Array: ArrayOfServices {
+    fileprivate static var elementType: Any.Type { Element.self }
+}
+
 /// A `mainActorFactory` registration was asked for off the main actor.
 struct NotOnMainActor: Error {}
 
@@ -52,6 +61,17 @@ extension ResolutionContext {
             details.append("did you mean \(near.line)? Its name differs from \"\(name.rawValue)\" by a letter or two.")
         }
         details += relatedRegistrations(of: type, through: container)
+        if let element = (type as? any ArrayOfServices.Type)?.elementType, name == nil {
+            // `init(exporters: [Exporter])`, autowired, or `r.resolve() as [Exporter]`: a plugin list.
+            let elementName = Describe.type(element)
+            details.append(
+                """
+                for every registration of \(elementName), call resolveAll(\(elementName).self) (try r.resolveAll() \
+                in a factory, written by hand for an autowired one): a request for \(Describe.type(type)) looks for a \
+                registration of the array itself.
+                """
+            )
+        }
         let request = Describe.request(type, name)
         let alternatives = others.isEmpty ? "" : ", or ask for one of the names above"
         let plainFix = "register \(request) in this container or one of its parents\(alternatives)."
