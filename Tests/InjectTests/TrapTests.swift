@@ -498,6 +498,26 @@ struct TrapTests {
         #expect(stderr.contains("fix: call validateAsync() (or validationReportAsync()) at start-up"), "\(stderr)")
     }
 
+    @Test func aTaskStuckWaitingForABuildItCannotSeeTheEndOfSaysSoAfterTenSeconds() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            // The build awaits a detached task that resolves the service again: a wait Inject cannot see, which
+            // hangs as a task awaiting itself does.
+            container.register(Widget.self) { () async throws -> Widget in
+                _ = try await Task.detached { try await container.resolveAsync(Widget.self) }.value
+                return Widget()
+            }
+            .scope(.singleton)
+            Task { _ = try? await container.resolveAsync(Widget.self) }
+            try await Task.sleep(nanoseconds: 12_000_000_000)
+            fatalError("the test's process ends here")
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Inject: a task has waited 10 s for Widget, which another resolve is building"))
+        #expect(stderr.contains("see Docs/ThreadSafety.md"), "\(stderr)")
+    }
+
     @Test func validateCalledInsideAFactoryTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             failIfStillRunning(after: 10)

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// One shared instance and the gate that makes its build happen once.
 ///
 /// `instance(thread:build:)` runs `build` exactly once, even when many threads ask at once: the first caller
@@ -453,6 +455,12 @@ final class InstanceSlot<T>: Gate, InstanceCache, ReleasableSlot, @unchecked Sen
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
+        // A wait that lasts is said out loud, as a thread's is (see `Parking`). The warning holds the service's
+        // name, not the slot, whose instance must not outlive its scope for the warning's sake.
+        let (service, name) = (self.service, self.name)
+        let warning = DispatchWorkItem { Parking.warnOfLongAsyncWait(for: Describe.service(service, name)) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Parking.warningSeconds), execute: warning)
+        defer { warning.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let now: Result<Void, any Error>? = state.withLock { state in

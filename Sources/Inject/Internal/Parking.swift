@@ -128,6 +128,21 @@ final class Parking: @unchecked Sendable {
         return nil
     }
 
+    /// Says, on standard error, that a task has waited ``warningSeconds`` for `label`'s build: the async form of
+    /// the thread's warning, for a wait that no task Inject can see keeps from ending (a build that awaits, through
+    /// `Task.detached` or a continuation of its own, the very task that waits for it).
+    static func warnOfLongAsyncWait(for label: String) {
+        let message = """
+            Inject: a task has waited \(warningSeconds) s for \(label), which another resolve is building. If that \
+            build is itself waiting for this task's work in a way Inject cannot see (through Task.detached, or a \
+            continuation or semaphore of its own, while it resolves \(label) again), this is a deadlock Inject cannot \
+            break: see Docs/ThreadSafety.md.
+
+            """
+        var bytes = Array(message.utf8)
+        _ = write(2, &bytes, bytes.count)
+    }
+
     private func warnOfLongWait(for label: String, seconds: Int) {
         let message = """
             Inject: a thread has waited \(seconds) s for \(label), which another thread is building. If that \
