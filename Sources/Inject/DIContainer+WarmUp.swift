@@ -86,7 +86,7 @@ extension DIContainer {
         }
         // Cancelled, the builds under way saw it too and failed with it: that is not a start-up failure to report.
         try Task.checkCancellation()
-        let report = recorder.report(failures: failures)
+        let report = recorder.report(failures: failures, attempted: eager.count)
         guard failures.isEmpty else { throw StartupError(report: report) }
         return report
     }

@@ -28,6 +28,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     /// The builds of `.eager()` registrations, which ``description`` does not show as built "via" another: they are
     /// built for their own sake, and which request reached one first is a race between the builds.
     let eagerServices: Set<String>
+    /// How many eager services `warmUp()` found unbuilt and then waited for while another warm-up (or a resolve)
+    /// built them, when it built none itself.
+    let builtElsewhere: Int
 
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``.
     public var speedUp: Double {
@@ -39,6 +42,15 @@ public struct StartupReport: CustomStringConvertible, Sendable {
 
     /// The summary line, the critical path, the slowest builds, then every failure.
     public var description: String {
+        if builds.isEmpty && failures.isEmpty && builtElsewhere > 0 {
+            let which =
+                builtElsewhere == 1
+                ? "the eager service it found unbuilt was" : "the \(builtElsewhere) eager services it found unbuilt were"
+            return """
+                warm-up: nothing left to build: \(which) built meanwhile by another warmUp() (or resolve), which it \
+                waited for, \(Describe.milliseconds(wallSeconds))
+                """
+        }
         if builds.isEmpty && failures.isEmpty {
             return """
                 warm-up: nothing to build: no .eager() registration in this container or its parents is left unbuilt \

@@ -416,6 +416,33 @@ struct WarmUpTests {
         #expect(report.description.contains(".eager()"), "\(report)")
     }
 
+    @Test func aWarmUpThatWaitedForAnotherOnesBuildsSaysSo() async throws {
+        let container = DIContainer()
+        let gate = AsyncGate()
+        let builds = Counter()
+        container.register(Database.self) { () async throws -> Database in
+            builds.increment()
+            await gate.wait()
+            return Database()
+        }
+        .scope(.singleton).eager()
+        let first = Task { try await container.warmUp() }
+        #expect(await eventually { builds.value == 1 }, "the first warm-up builds")
+        let second = Task { try await container.warmUp() }
+        #expect(await eventually { container.resolvesWaitingForBuild(of: Database.self) == 1 })
+        gate.openGate()
+
+        let report = try #require(try await completes("two warm-ups at once") { try await second.value }?.get())
+        _ = try await first.value
+
+        #expect(
+            report.description.hasPrefix(
+                "warm-up: nothing left to build: the eager service it found unbuilt was built meanwhile by another warmUp()"
+            ),
+            "\(report)"
+        )
+    }
+
     @Test func validateAsyncBuildsScreensWhoseServicesAreEagerAndAsync() async throws {
         let container = DIContainer()
         container.register(Database.self) { _ in
@@ -615,6 +642,26 @@ extension WarmUpTests {
             "\(report)"
         )
         #expect(report.description.contains("in HomeFeed's factory before it asks for Database"), "\(report)")
+    }
+
+    @Test func aStubThatIsNotEagerOverAnEagerServiceSaysToMarkTheStubEager() async throws {
+        let container = DIContainer()
+        container.register(Database.self) { () async throws -> Database in Database() }.scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        try await withOverrides(in: container) {
+            $0.register(Database.self) { () async throws -> Database in Database() }.scope(.singleton)
+        } operation: {
+            let error = try await #require(throws: StartupError.self) { try await container.warmUp() }
+
+            let failure = try #require(error.report.failures.first { $0.service == "Database" }, "\(error)")
+            #expect(failure.description.contains("Database here is a test override, registered at"), "\(failure)")
+            #expect(failure.description.contains("fix: mark the override .eager() too"), "\(failure)")
+        }
     }
 
     @Test func oneSlowBuildBesideQuickOnesIsNamedAsWhyItWasNoFaster() async throws {

@@ -464,7 +464,7 @@ extension ResolutionContext {
         // The call that resolves it, as it is spelled in code: the name too, or it would resolve another registration.
         let call = "resolveAsync(\(Self.spelled(entry)))"
         let headline: String
-        let fix: String
+        var fix: String
         var reasons: [String] = []
         switch reason {
         case .syncValidation:
@@ -545,6 +545,22 @@ extension ResolutionContext {
         }
         var path = path(then: entry.label)
         var details = asker.details + reasons
+        if !entry.isEager, let overlay, overlay.registers(entry),
+            let real = (frames.first?.container ?? entry.owner).lookupVisible(entry.key, from: identity)?.entry
+                .takeUnretainedValue(),
+            real.isEager
+        {
+            // A test's stub of an eager service: warmUp() builds what a resolve would use, the stub, only if it is
+            // eager too.
+            details.append(
+                """
+                \(entry.label) here is a test override, registered at \(entry.location), of the registration at \
+                \(real.location), which is .eager(): warmUp() builds the override in its place only when the \
+                override is .eager() too.
+                """
+            )
+            fix = "mark the override .eager() too, in the override's closure, or read it with try await \(call)."
+        }
         if let reader = frames.last?.entry, case .autowired = reader.factoryKind, reason != .syncValidation {
             // An autowired initializer resolves its parameters synchronously: `r.resolveAsync` is not an option there.
             details.append(

@@ -76,11 +76,17 @@ final class StartupRecorder: @unchecked Sendable {
         }
     }
 
-    func report(failures: [ResolutionError]) -> StartupReport {
+    /// - Parameter attempted: How many eager registrations `warmUp()` found unbuilt and set out to build.
+    func report(failures: [ResolutionError], attempted: Int) -> StartupReport {
         let (builds, edges, lastFailureEnd, waveStarts, retried) = state.withLock {
             ($0.builds, $0.edges, $0.lastFailureEnd, $0.waveStarts, $0.retried)
         }
-        let lastEnd = max(builds.map(\.end).max() ?? started, lastFailureEnd)
+        // Nothing built here, and nothing failed: what it set out to build, another warm-up (or resolve) built
+        // meanwhile, and this one waited for those builds until now.
+        let builtElsewhere = builds.isEmpty && failures.isEmpty ? attempted : 0
+        let lastEnd =
+            builtElsewhere > 0
+            ? monotonicNanoseconds() : max(builds.map(\.end).max() ?? started, lastFailureEnd)
         let path = Self.criticalPath(builds, edges, waveStarts: waveStarts)
         return StartupReport(
             builds: builds.map(\.event).sorted { $0.seconds > $1.seconds },
@@ -93,7 +99,8 @@ final class StartupRecorder: @unchecked Sendable {
                     Self.retryNote(build.event.service, readAsync: $0.readAsync, by: $0.reader, isAsync: $0.isAsync)
                 }
             },
-            eagerServices: Set(builds.filter(\.isEager).map(\.event.service))
+            eagerServices: Set(builds.filter(\.isEager).map(\.event.service)),
+            builtElsewhere: builtElsewhere
         )
     }
 
