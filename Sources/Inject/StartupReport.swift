@@ -45,7 +45,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         if builds.isEmpty && failures.isEmpty && builtElsewhere > 0 {
             let which =
                 builtElsewhere == 1
-                ? "the eager service it found unbuilt was" : "the \(builtElsewhere) eager services it found unbuilt were"
+                ? "the eager service it found unbuilt was"
+                : "the \(builtElsewhere) eager services it found unbuilt were"
             return """
                 warm-up: nothing left to build: \(which) built meanwhile by another warmUp() (or resolve), which it \
                 waited for, \(Describe.milliseconds(wallSeconds))
