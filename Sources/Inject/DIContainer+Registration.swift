@@ -412,6 +412,9 @@ extension DIContainer {
             }
             let cache = ArgumentCache { entry.makeSlot(Scope.Code.scoped) }
             state.scopedSlots[key] = cache
+            if entry.hasReleaseHook {
+                noteInstancesWithRelease()
+            }
             entry.markScopedSlotMade()
             return cache
         }
@@ -431,6 +434,9 @@ extension DIContainer {
             }
             let slot = entry.makeSlot(Scope.Code.scoped)
             state.scopedSlots[key] = slot
+            if entry.hasReleaseHook {
+                noteInstancesWithRelease()
+            }
             entry.markScopedSlotMade()
             return slot
         }

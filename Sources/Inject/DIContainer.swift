@@ -33,7 +33,8 @@ public final class DIContainer: @unchecked Sendable {
     let parentRef: Unmanaged<DIContainer>?
 
     /// `[0]`: the current ``EntryTable``, read without a lock; `[1]`: non-null once sealed, set under the lock (so
-    /// that `register`, which checks it under the lock, never publishes after `seal()` returned).
+    /// that `register`, which checks it under the lock, never publishes after `seal()` returned); `[2]`: non-null
+    /// once it may hold an instance with an `onRelease` (see `noteInstancesWithRelease`).
     let tableCell: ReferenceCell
 
     let state: Locked<State>
@@ -64,7 +65,7 @@ public final class DIContainer: @unchecked Sendable {
     public init(parent: DIContainer? = nil) {
         self.parent = parent
         self.parentRef = parent.map { Unmanaged.passUnretained($0) }
-        self.tableCell = ReferenceCells.allocate(2)
+        self.tableCell = ReferenceCells.allocate(3)
         self.state = Locked(State())
         self.madeByOverridesClosure =
             Self.overridesBeingMade.value > 0
@@ -74,8 +75,22 @@ public final class DIContainer: @unchecked Sendable {
 
     deinit {
         Overlay.containerEnded(ObjectIdentifier(self))
-        // What this container holds leaves its scope with it: released newest first (see `ReleaseBatch`), rather
-        // than in the order its tables happen to be freed. Only instances with an `onRelease` have an order to keep.
+        if c_inject_load_acquire(tableCell + 2) != nil {
+            releaseNewestFirst()
+        }
+        let observers = state.withLock { $0.buildObservers.count }
+        if observers > 0 {
+            BuildObservation.observerCount.add(-observers)
+        }
+        tableCell.releaseObject()
+        ReferenceCells.free(tableCell, count: 3)
+    }
+
+    /// What this container holds leaves its scope with it: released newest first (see `ReleaseBatch`), rather than
+    /// in the order its tables happen to be freed. Only instances with an `onRelease` have an order to keep, so only a
+    /// container that holds some pays for this.
+    @inline(never)
+    private func releaseNewestFirst() {
         let (scoped, entries) = state.withLock { state in
             defer { state.scopedSlots.removeAll() }
             return (state.scopedSlots, state.entries)
@@ -88,12 +103,13 @@ public final class DIContainer: @unchecked Sendable {
             entry.addCachedInstance(to: &batch, retiring: true)
         }
         batch.release()
-        let observers = state.withLock { $0.buildObservers.count }
-        if observers > 0 {
-            BuildObservation.observerCount.add(-observers)
-        }
-        tableCell.releaseObject()
-        ReferenceCells.free(tableCell, count: 2)
+    }
+
+    /// Notes that this container holds, or may hold, an instance with an `onRelease` (a registration here has one,
+    /// or a `.scoped` slot made here does): its release then orders its instances (see `releaseNewestFirst`). Cell 2
+    /// of ``tableCell``, non-null once noted.
+    func noteInstancesWithRelease() {
+        c_inject_store_release(tableCell + 2, UnsafeMutableRawPointer(bitPattern: 1))
     }
 
     /// Makes a child container: the same as `DIContainer(parent: self)`.

@@ -183,6 +183,7 @@ public final class Registration<T> {
     public func onRelease(_ body: @escaping @Sendable (T) -> Void) -> Self {
         container.checkNotSealed(for: "Registration.onRelease on \(entry.label)", at: entry)
         entry.addRelease(body)
+        container.noteInstancesWithRelease()
         return self
     }
 

@@ -224,34 +224,37 @@ extension AsyncResolution {
         in home: DIContainer,
         _ code: Int,
         _ argument: ArgumentBox?,
-        parent: AsyncFrame?,
-        retrying: Bool = false
+        parent: AsyncFrame?
     ) async throws -> T {
         let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
-        do {
-            return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
-                let value = try await build(entry, frame: frame, code, argument, gate: slot)
-                if frame.isTainted, let lender = parent?.innermostLender {
-                    // Built while a build up the chain lends its unfinished instance: kept back until that one ends.
-                    slot.holdPublication()
-                    lender.addDependent(slot)
+        var retried = false
+        while true {
+            do {
+                return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
+                    let value = try await build(entry, frame: frame, code, argument, gate: slot)
+                    if frame.isTainted, let lender = parent?.innermostLender {
+                        // Built while a build up the chain lends its unfinished instance: kept back until that one
+                        // ends.
+                        slot.holdPublication()
+                        lender.addDependent(slot)
+                    }
+                    return value
                 }
-                return value
+            } catch let deadlock as Parking.Deadlock {
+                throw ResolutionContext.seeded(from: parent, in: self) {
+                    $0.crossThreadCycle(deadlock.chain, waitingFor: entry, acrossTasks: true)
+                }
+            } catch InstanceSlot<T>.Failure.recursion {
+                throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
+            } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
+                if !retried, startup != nil, ResolutionContext.isNotBuiltYet(error) {
+                    retried = true  // see `ResolutionContext.isNotBuiltYet`: warmUp() builds it itself, once
+                    continue
+                }
+                throw ResolutionContext.seeded(from: parent, in: self) { $0.sharedBuildFailed(error, building: entry) }
             }
-        } catch let deadlock as Parking.Deadlock {
-            throw ResolutionContext.seeded(from: parent, in: self) {
-                $0.crossThreadCycle(deadlock.chain, waitingFor: entry, acrossTasks: true)
-            }
-        } catch InstanceSlot<T>.Failure.recursion {
-            throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
-        } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
-            if !retrying, startup != nil, ResolutionContext.isNotBuiltYet(error) {
-                // See `ResolutionContext.isNotBuiltYet`: warmUp() builds it itself, once.
-                return try await fill(slot, entry, in: home, code, argument, parent: parent, retrying: true)
-            }
-            throw ResolutionContext.seeded(from: parent, in: self) { $0.sharedBuildFailed(error, building: entry) }
+            // `Failure.retired` goes up to `instance(of:owner:through:_:parent:)`, which resolves the replacement.
         }
-        // `Failure.retired` goes up to `instance(of:owner:through:_:parent:)`, which resolves the replacement.
     }
 
     /// Builds a new instance of `entry` as `frame`: an async factory awaited, with `frame` in its resolver and in

@@ -56,13 +56,17 @@ final class Overlay: @unchecked Sendable {
         let identity = ObjectIdentifier(self)
         Self.live.withLock { _ = $0.removeValue(forKey: identity) }
         // What it built is released with it, newest first (see `ReleaseBatch`).
-        Self.release(slots.withLock { $0.values.flatMap(\.values) })
+        Self.release(slots.withLock { $0.values.flatMap(\.values) }, ending: true)
     }
 
     /// Releases the instances of `held`, newest first, each slot retired: it has left the overlay.
-    private static func release(_ held: [Held]) {
+    ///
+    /// - Parameter ending: Whether what holds them ends (the overlay, or the container they were built for), so
+    ///   that nothing can build into them any more: only those with an `onRelease` need an order, and the others go
+    ///   as their references do.
+    private static func release(_ held: [Held], ending: Bool) {
         var batch = ReleaseBatch()
-        for item in held {
+        for item in held where !ending || item.entry.hasReleaseHook {
             batch.add(item.slot, retiring: true)
         }
         batch.release()
@@ -123,7 +127,7 @@ final class Overlay: @unchecked Sendable {
             return Array(matching.values)
         }
         // Retired, as they left the table (see `DIContainer.dropScoped`); outside the lock: onRelease is user code.
-        Self.release(dropped)
+        Self.release(dropped, ending: false)
     }
 
     /// Drops the instance(s) this overlay holds for `entry` built in `home`.
@@ -174,7 +178,9 @@ extension Overlay {
             }
             return dropped
         }
-        release(dropped)  // outside the locks: a deinit (and onRelease) is user code
+        if !dropped.isEmpty {
+            release(dropped, ending: true)  // outside the locks: a deinit (and onRelease) is user code
+        }
     }
 }
 

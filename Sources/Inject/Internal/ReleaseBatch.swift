@@ -28,6 +28,7 @@ struct ReleaseBatch {
     /// - Returns: Whether there was an instance to drop.
     @discardableResult
     consuming func release() -> Bool {
+        guard !slots.isEmpty else { return false }
         let ordered = slots.map { (order: $0.slot.storedOrder, item: $0) }.sorted { $0.order > $1.order }
         var held = false
         for (_, item) in ordered {

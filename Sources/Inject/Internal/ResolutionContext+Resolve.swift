@@ -448,36 +448,39 @@ extension ResolutionContext {
         _ entry: Entry<T>,
         in home: DIContainer,
         _ code: Int,
-        _ argument: ArgumentBox?,
-        retrying: Bool = false
+        _ argument: ArgumentBox?
     ) throws -> T {
-        do {
-            let value = try slot.instance(thread: ObjectIdentifier(self)) {
-                let value = try build(entry, in: home, code, argument, gate: slot)
+        var retried = false
+        // A loop, not a recursive call, so that this stays inlined into the resolve.
+        while true {
+            do {
+                let value = try slot.instance(thread: ObjectIdentifier(self)) {
+                    let value = try build(entry, in: home, code, argument, gate: slot)
+                    if lentCount > 0 {
+                        // Built while a build further down lends its unfinished instance: kept back until that one
+                        // ends, if the lent instance reached it.
+                        noteDependent(slot)
+                    }
+                    return value
+                }
                 if lentCount > 0 {
-                    // Built while a build further down lends its unfinished instance: kept back until that one ends,
-                    // if the lent instance reached it.
-                    noteDependent(slot)
+                    noteRead(of: slot)
                 }
                 return value
+            } catch let deadlock as Parking.Deadlock {
+                throw crossThreadCycle(deadlock.chain, waitingFor: entry)
+            } catch InstanceSlot<T>.Failure.recursion {
+                throw cycle(at: frames.count, closedBy: entry)
+            } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
+                if !retried, asyncResolution?.startup != nil, Self.isNotBuiltYet(error) {
+                    retried = true  // see `isNotBuiltYet`: warmUp() builds it itself, once
+                    continue
+                }
+                throw sharedBuildFailed(error, building: entry)
             }
-            if lentCount > 0 {
-                noteRead(of: slot)
-            }
-            return value
-        } catch let deadlock as Parking.Deadlock {
-            throw crossThreadCycle(deadlock.chain, waitingFor: entry)
-        } catch InstanceSlot<T>.Failure.recursion {
-            throw cycle(at: frames.count, closedBy: entry)
-        } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
-            if !retrying, asyncResolution?.startup != nil, Self.isNotBuiltYet(error) {
-                // See `isNotBuiltYet`: warmUp() builds it itself, once.
-                return try fill(slot, entry, in: home, code, argument, retrying: true)
-            }
-            throw sharedBuildFailed(error, building: entry)
+            // `Failure.retired` goes up to `instance(of:owner:through:)`, which knows the container the resolve went
+            // through, and resolves the replacement from there.
         }
-        // `Failure.retired` goes up to `instance(of:owner:through:)`, which knows the container the resolve went
-        // through, and resolves the replacement from there.
     }
 
     /// The registration that replaced `entry` in its container, for a resolve that reached `entry` before the
