@@ -245,7 +245,9 @@ extension AsyncResolution {
                     $0.crossThreadCycle(deadlock.chain, waitingFor: entry, acrossTasks: true)
                 }
             } catch InstanceSlot<T>.Failure.recursion {
-                throw ResolutionContext.seeded(from: parent, in: self) { $0.cycle(at: frame.depth - 1, closedBy: entry) }
+                throw ResolutionContext.seeded(from: parent, in: self) {
+                    $0.cycle(at: frame.depth - 1, closedBy: entry)
+                }
             } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
                 if !retried, startup != nil, ResolutionContext.isNotBuiltYet(error) {
                     retried = true  // see `ResolutionContext.isNotBuiltYet`: warmUp() builds it itself, once
