@@ -109,14 +109,15 @@ extension DIContainer {
     /// Validates like ``validateAsync()``, and also builds objects nobody registers, such as screens made with
     /// `init()`, as ``validate(building:)`` does.
     ///
-    /// - Parameter roots: Closures that each make one such object, run once each on the calling task, inside the
-    ///   throwaway scope, after the registrations are built.
+    /// - Parameter roots: Closures that each make one such object, run once each on the main actor (where an app
+    ///   makes its screens, `@MainActor` ones included), inside the throwaway scope, after the registrations are
+    ///   built.
     /// - Throws: ``ValidationError`` when the report has at least one error.
-    public func validateAsync(building roots: (() -> Any)...) async throws {
+    public func validateAsync(building roots: (@MainActor () -> Any)...) async throws {
         try await validateAsync(roots: roots)
     }
 
-    private func validateAsync(roots: [() -> Any]) async throws {
+    private func validateAsync(roots: [@MainActor () -> Any]) async throws {
         let report = await makeValidationReportAsync(roots: roots)
         guard report.isValid else { throw ValidationError(report: report) }
     }
@@ -127,7 +128,7 @@ extension DIContainer {
     /// Async registrations are built first, so that a synchronous factory that reads one finds it built, as it would
     /// after ``warmUp()``. A synchronous request for an async registration that is still not built after that (one
     /// whose scope does not cache) is an error: no start-up can make it work. A `mainActorFactory` registration is
-    /// built on the main actor.
+    /// built on the main actor, after the async ones and before the other synchronous ones.
     ///
     /// - Returns: The problems, how many registrations were built, their build times, and the dependency graph.
     public func validationReportAsync() async -> ValidationReport {
@@ -137,21 +138,27 @@ extension DIContainer {
     /// Reports like ``validationReportAsync()``, and also builds objects nobody registers, as
     /// ``validationReport(building:)`` does.
     ///
-    /// - Parameter roots: Closures that each make one such object, run once each after the registrations are built.
-    public func validationReportAsync(building roots: (() -> Any)...) async -> ValidationReport {
+    /// - Parameter roots: Closures that each make one such object, run once each on the main actor, after the
+    ///   registrations are built.
+    public func validationReportAsync(building roots: (@MainActor () -> Any)...) async -> ValidationReport {
         await makeValidationReportAsync(roots: roots)
     }
 
     /// ``validationReportAsync(building:)`` with the roots in an array, for InjectTesting's helpers. `package` access.
-    package func validationReportAsync(roots: [() -> Any]) async -> ValidationReport {
+    package func validationReportAsync(roots: [@MainActor () -> Any]) async -> ValidationReport {
         await makeValidationReportAsync(roots: roots)
     }
 
-    private func makeValidationReportAsync(roots: [() -> Any]) async -> ValidationReport {
+    private func makeValidationReportAsync(roots: [@MainActor () -> Any]) async -> ValidationReport {
         ResolutionContext.requireOutsideResolutionToValidate("validateAsync() (or validationReportAsync())", of: self)
         var validation = Validation(of: self, buildsAsync: true)
+        // Async registrations first, as warmUp() builds them before the synchronous reads it retries; then the
+        // main-actor ones, built on the main actor, so that a synchronous factory that validation runs off it (where
+        // the app may not) finds them built, whatever the order of registration (its read is judged from the edges).
         let ordered =
-            validation.registrations.filter { $0.1.isAsync } + validation.registrations.filter { !$0.1.isAsync }
+            validation.registrations.filter { $0.1.isAsync }
+            + validation.registrations.filter { !$0.1.isAsync && $0.1.isMainActor }
+            + validation.registrations.filter { !$0.1.isAsync && !$0.1.isMainActor }
         await validation.overlay.activated {
             for (container, entry) in ordered {
                 guard validation.shouldBuild(entry, in: container) else { continue }
@@ -172,7 +179,7 @@ extension DIContainer {
                 resolution.finish()
                 validation.checkLazyDependencies()
             }
-            validation.build(roots)
+            await validation.buildOnTheMainActor(roots)
         }
         return validation.report()
     }
@@ -283,6 +290,20 @@ extension DIContainer {
 
         mutating func checkLazyDependencies() {
             DIContainer.checkLazyDependencies(recorder, &problems)
+        }
+
+        /// Builds each root on the main actor, where an app makes its screens, its top-level requests recorded as
+        /// the root's dependencies (the task's overrides and this validation's layer go with it).
+        mutating func buildOnTheMainActor(_ roots: [@MainActor () -> Any]) async {
+            for root in roots {
+                let index = recorder.addRoot()
+                let name = await MainActor.run {
+                    let built = DIContainer.inTopLevelOrigin(.init(source: .root(index), kind: .factory), root)
+                    return Describe.type(type(of: built))
+                }
+                recorder.nameRoot(index, name)
+                checkLazyDependencies()
+            }
         }
 
         /// Builds each root on the calling thread, its top-level requests recorded as the root's dependencies.

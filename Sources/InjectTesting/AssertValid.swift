@@ -119,12 +119,13 @@ package func validationFailure(of report: ValidationReport, asyncForm: String?) 
 ///
 /// - Parameters:
 ///   - container: The container to validate.
-///   - roots: Objects nobody registers to build too, so that their wrappers' dependencies are checked.
+///   - roots: Objects nobody registers to build too, each made on the main actor (where an app makes its screens),
+///     so that their wrappers' dependencies are checked.
 ///   - file: The file the failure is reported in; the caller's by default.
 ///   - line: The line the failure is reported at; the caller's by default.
 public func assertValidAsync(
     _ container: DIContainer,
-    building roots: (() -> Any)...,
+    building roots: (@MainActor () -> Any)...,
     file: StaticString = #filePath,
     line: UInt = #line
 ) async {
@@ -145,13 +146,14 @@ public func assertValidAsync(
 ///
 /// - Parameters:
 ///   - container: The container to validate.
-///   - roots: Objects nobody registers to build too, so that their wrappers' dependencies are checked.
+///   - roots: Objects nobody registers to build too, each made on the main actor (where an app makes its screens),
+///     so that their wrappers' dependencies are checked.
 ///   - sourceLocation: Where the issue is reported; the caller's by default.
 /// - Returns: The report, for further checks.
 @discardableResult
 public func expectValidAsync(
     _ container: DIContainer,
-    building roots: (() -> Any)...,
+    building roots: (@MainActor () -> Any)...,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> ValidationReport {
     let report = await container.validationReportAsync(roots: roots)

@@ -101,7 +101,7 @@ extension AsyncResolution {
             let replacement = try ResolutionContext.current.replacement(of: entry)
             return try await instance(of: replacement, owner: owner, through: container, argument, parent: parent)
         }
-        if entry.isAsync, overlay?.recorder != nil {
+        if entry.isAsync || entry.isMainActor, overlay?.recorder != nil {
             noteResolved(entry)
         }
         return value

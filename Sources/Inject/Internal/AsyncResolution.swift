@@ -69,12 +69,13 @@ final class AsyncResolution: @unchecked Sendable {
         }
     }
 
-    /// Under validation, notes that this resolution resolved the async registration `entry`.
+    /// Under validation, notes that this resolution resolved the async (or main-actor) registration `entry`.
     func noteResolved(_ entry: EntryBase) {
         state.withLock { _ = $0.resolvedAsync.insert(ObjectIdentifier(entry)) }
     }
 
-    /// Whether this resolution resolved the async registration `entry` (recorded under validation only).
+    /// Whether this resolution resolved the async (or main-actor) registration `entry` with an async resolve
+    /// (recorded under validation only).
     func hasResolved(_ entry: EntryBase) -> Bool {
         state.withLock { $0.resolvedAsync.contains(ObjectIdentifier(entry)) }
     }

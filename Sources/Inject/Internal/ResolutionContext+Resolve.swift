@@ -207,9 +207,12 @@ extension ResolutionContext {
             // edge is recorded (above). Which entry points could close a cycle is judged afterwards, from the edges.
             // A transient argument registration is built for every argument it is asked with, as at run time: its
             // factory may ask for other services with each (a `.graph` one caches per argument value, above).
-            if entry.isMainActor, !MainActorFactory.isOnMainActor {
+            if entry.isMainActor, !MainActorFactory.isOnMainActor, isReadForAnAsyncFactory,
+                code != Scope.Code.graph || asyncResolution?.hasResolved(entry) != true
+            {
                 // Off the main actor, run time builds it here and fails: the instance validation built on the main
-                // actor for another reader is not this reader's.
+                // actor for another reader is not this reader's. (Unless it is a `.graph` one this resolution
+                // resolved before, with resolveAsync: run time reads that one.)
                 return try build(entry, in: home, code, argument)
             }
             return try fill(
@@ -236,7 +239,7 @@ extension ResolutionContext {
             if let cache = overlay {
                 let slot = cache.slot(for: entry, home: home, code)
                 if entry.isMainActor, cache.recorder != nil {
-                    try judgeCachedMainActorRead(of: entry, in: home, code, argument, slot)
+                    judgeCachedMainActorRead(of: entry, in: home, code, argument, slot)
                 }
                 return try fill(slot, entry, in: home, code, argument)
             }
@@ -248,7 +251,7 @@ extension ResolutionContext {
             if let cache = overlay {
                 let slot = cache.slot(for: entry, home: home, code)
                 if entry.isMainActor, cache.recorder != nil {
-                    try judgeCachedMainActorRead(of: entry, in: home, code, argument, slot)
+                    judgeCachedMainActorRead(of: entry, in: home, code, argument, slot)
                 }
                 return try fill(slot, entry, in: home, code, argument)
             }
@@ -256,12 +259,11 @@ extension ResolutionContext {
         }
     }
 
-    /// Under validation, a synchronous read of a caching `mainActorFactory` registration off the main actor, by an
-    /// async factory or by a root that `validateAsync(building:)` runs, finds the instance validation built on the
-    /// main actor; run time finds one only if something built it before. Judged as run time judges a read that finds
-    /// none, whatever validation built first: a factory's read is reported (a warning, as it works once the service
-    /// is built) and goes on with that instance; a root's fails, so that its wrapper reports it at its declaration.
-    /// A synchronous factory's read is judged from the edges (see `addMainActorDependencies`).
+    /// Under validation, a synchronous read of a caching `mainActorFactory` registration by an async factory (off
+    /// the main actor, where an async factory always runs) finds the instance validation built on the main actor;
+    /// run time finds one only if something built it before. Judged as run time judges a read that finds none,
+    /// whatever validation built first: reported (a warning, as it works once the service is built), and the read
+    /// goes on with that instance.
     @inline(never)
     private func judgeCachedMainActorRead<T>(
         of entry: Entry<T>,
@@ -269,21 +271,25 @@ extension ResolutionContext {
         _ code: Int,
         _ argument: ArgumentBox?,
         _ slot: InstanceSlot<T>
-    ) throws {
-        // The builds on the stack, innermost first, up to an async factory's (or a main-actor one's, which runs on
-        // the main actor and is judged by its own reader).
-        let byAsyncFactory =
-            frames.reversed().lazy.filter { !$0.entry.isForward }
-            .first { $0.entry.isAsync || $0.entry.isMainActor }?.entry.isAsync == true
-        guard !MainActorFactory.isOnMainActor, frames.isEmpty || byAsyncFactory, slot.current != nil,
+    ) {
+        guard !MainActorFactory.isOnMainActor, isReadForAnAsyncFactory, slot.current != nil,
             let recorder = overlay?.recorder
         else { return }
         do {
             // Off the main actor, the build stops before the factory runs, with the error run time would give.
             _ = try build(entry, in: home, code, argument)
-        } catch let error as ResolutionError where !frames.isEmpty {
+        } catch let error as ResolutionError {
             recorder.recordFailure(error)
-        }
+        } catch {}
+    }
+
+    /// Whether a synchronous read is made for an async factory: by it, or by synchronous builds it asked for, through
+    /// any `implements` forwards. Not for a synchronous factory's read that no async factory asked for, which
+    /// validation may run off the main actor where the app would not (it is judged from the edges, see
+    /// `addMainActorDependencies`), nor below a main-actor build.
+    private var isReadForAnAsyncFactory: Bool {
+        frames.reversed().lazy.filter { !$0.entry.isForward }
+            .first { $0.entry.isAsync || $0.entry.isMainActor }?.entry.isAsync == true
     }
 
     /// The instance of an argument registration with a caching scope: one per argument value, kept where the scope
