@@ -372,15 +372,20 @@ extension DIContainer {
                 line: line
             )
         }
+        // Without `in:`, an override applies to DIContainer.shared: the fix names the container when it is another.
+        let inContainer = self === DIContainer.shared ? "" : "(in: theSealedContainer)"
+        let other =
+            self === DIContainer.shared
+            ? "" : " Pass in: with this container: without it, an override applies to DIContainer.shared."
         fatalError(
             """
             Inject: \(action) at \(entry.location) on a sealed container.
               The container was sealed with seal(), so it takes no more registrations or options.
               fix: register everything before calling seal(), or register into a child container \
             (container.makeChild()). In a test, replace the service with an override instead of registering \
-            it: withOverrides { $0.register(...) } operation: { ... }, or pushOverrides { $0.register(...) } in an \
-            XCTestCase (both from InjectTesting). Overrides work on a sealed container, reach the property \
-            wrappers, and end with the test.
+            it: withOverrides\(inContainer) { $0.register(...) } operation: { ... }, or \
+            pushOverrides\(inContainer) { $0.register(...) } in an XCTestCase (both from InjectTesting). Overrides work \
+            on a sealed container, reach the property wrappers, and end with the test.\(other)
             """,
             file: file,
             line: line

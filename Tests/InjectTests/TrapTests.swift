@@ -310,6 +310,19 @@ struct TrapTests {
         #expect(stderr.contains("pushOverrides { $0.register(...) } in an XCTestCase"), "\(stderr)")
     }
 
+    @Test func registeringOnAnotherSealedContainerSaysToPassItToTheOverride() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = DIContainer()
+            app.register(Widget.self) { Widget() }
+            app.seal()
+            app.register(Widget.self) { Widget() }
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("withOverrides(in: theSealedContainer) { $0.register(...) }"), "\(stderr)")
+        #expect(stderr.contains("without it, an override applies to DIContainer.shared"), "\(stderr)")
+    }
+
     @Test func anOptionOnASealedContainerSaysThatATestOverridesInstead() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             setTheScopeAfterSealing()
