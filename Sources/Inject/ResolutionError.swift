@@ -67,6 +67,10 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
     /// Whether the request fails whoever resolves, from whatever thread: for `validate()`, which reports such a
     /// ``Kind/notOnMainActor`` failure as an error rather than as a registration it could not build.
     let failsFromEveryCaller: Bool
+    /// For ``Kind/notBuiltYet``: whether the async service that was not built is built now, so that the failure no
+    /// longer holds. A resolve that waited for a build that failed so builds again instead of taking the failure:
+    /// that build began before the service was built. `nil` when it cannot tell.
+    let builtSince: (@Sendable () -> Bool)?
 
     /// The lines after the headline (path, details, fix), without indentation, for validation reports.
     var detailLines: [String] {
@@ -83,7 +87,8 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         details: [String] = [],
         fix: String,
         fixThroughShared: String? = nil,
-        failsFromEveryCaller: Bool = false
+        failsFromEveryCaller: Bool = false,
+        builtSince: (@Sendable () -> Bool)? = nil
     ) {
         self.kind = kind
         self.service = service
@@ -95,6 +100,7 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
         self.fix = fix
         self.fixThroughShared = fixThroughShared
         self.failsFromEveryCaller = failsFromEveryCaller
+        self.builtSince = builtSince
         self.description =
             (["Inject: \(headline)", "  path: \(path.joined(separator: " -> "))"] + details.map { "  \($0)" } + [
                 "  fix: \(fix)"
@@ -165,12 +171,35 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
             headline: headline,
             details: details,
             fix: fix,
-            failsFromEveryCaller: failsFromEveryCaller
+            failsFromEveryCaller: failsFromEveryCaller,
+            builtSince: builtSince
         )
     }
 }
 
 extension ResolutionError {
+    /// Whether this is a "not built yet" failure whose async service is built now (see ``builtSince``).
+    var isNoLongerTrue: Bool {
+        builtSince?() == true
+    }
+
+    /// The same error, able to tell whether its async service is built since (see ``builtSince``).
+    func checking(builtSince check: @escaping @Sendable () -> Bool) -> ResolutionError {
+        ResolutionError(
+            kind: kind,
+            service: service,
+            path: path,
+            registration: registration,
+            underlying: underlying,
+            headline: headline,
+            details: details,
+            fix: fix,
+            fixThroughShared: fixThroughShared,
+            failsFromEveryCaller: failsFromEveryCaller,
+            builtSince: check
+        )
+    }
+
     /// The same error with one more line between the path and the fix.
     func adding(detail: String) -> ResolutionError {
         ResolutionError(
@@ -183,7 +212,8 @@ extension ResolutionError {
             details: details + [detail],
             fix: fix,
             fixThroughShared: fixThroughShared,
-            failsFromEveryCaller: failsFromEveryCaller
+            failsFromEveryCaller: failsFromEveryCaller,
+            builtSince: builtSince
         )
     }
 }

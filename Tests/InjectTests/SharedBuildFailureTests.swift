@@ -59,6 +59,44 @@ struct SharedBuildFailureTests {
         #expect(attempts.value == 2, "the next resolve builds again")
     }
 
+    @Test func aResolveThatWaitedForABuildThatFailedOnAnAsyncServiceBuiltSinceBuildsAgain() async throws {
+        let container = DIContainer()
+        container.register(RemoteConfig.self) { () async throws -> RemoteConfig in RemoteConfig() }.scope(.singleton)
+        // The first build of Feature reads the config before it is built, fails, and is held (still under way)
+        // until the test lets it end.
+        let failed = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let builds = Counter()
+        container.register(Feature.self) { r in
+            let build = builds.increment()
+            do {
+                return Feature(config: try r.resolve())
+            } catch {
+                if build == 1 {
+                    failed.signal()
+                    _ = release.wait(timeout: .now() + hangLimit)
+                }
+                throw error
+            }
+        }
+        .scope(.singleton)
+        let first = Cell<Result<Feature, any Error>>()
+        Thread { first.value = Result { try container.resolveThrowing(Feature.self) } }.start()
+        #expect(waits(for: failed, "the first build's failure"))
+
+        _ = try await container.resolveAsync(RemoteConfig.self)
+        let second = Cell<Result<Feature, any Error>>()
+        Thread { second.value = Result { try container.resolveThrowing(Feature.self) } }.start()
+        #expect(await eventually { container.resolvesWaitingForBuild(of: Feature.self) == 1 })
+        release.signal()
+
+        #expect(await eventually { first.value != nil && second.value != nil })
+        #expect(throws: ResolutionError.self) { try first.value?.get() }
+        // The config is built now: the failure it waited for no longer holds, so it built Feature itself.
+        #expect(throws: Never.self) { try second.value?.get() }
+        #expect(builds.value == 2)
+    }
+
     @Test func threadsThatWaitedForAFailingBuildGetItsErrorAndTheNextResolveBuildsAgain() async throws {
         let container = DIContainer()
         let attempts = Counter()

@@ -227,7 +227,6 @@ extension AsyncResolution {
         parent: AsyncFrame?
     ) async throws -> T {
         let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
-        var retried = false
         while true {
             do {
                 return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
@@ -249,9 +248,8 @@ extension AsyncResolution {
                     $0.cycle(at: frame.depth - 1, closedBy: entry)
                 }
             } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
-                if !retried, startup != nil, ResolutionContext.isNotBuiltYet(error) {
-                    retried = true  // see `ResolutionContext.isNotBuiltYet`: warmUp() builds it itself, once
-                    continue
+                if ResolutionContext.isNoLongerTrue(error) {
+                    continue  // see `ResolutionContext.isNoLongerTrue`
                 }
                 throw ResolutionContext.seeded(from: parent, in: self) { $0.sharedBuildFailed(error, building: entry) }
             }

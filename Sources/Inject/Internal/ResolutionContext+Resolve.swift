@@ -409,7 +409,10 @@ extension ResolutionContext {
         if let value = slot?.current {
             return value
         }
-        throw reported ?? notBuiltYet(entry, code: code, because: .notBuilt, lastFailure: slot?.lastFailure)
+        let failure = reported ?? notBuiltYet(entry, code: code, because: .notBuilt, lastFailure: slot?.lastFailure)
+        guard let slot else { throw failure }
+        // Weakly: a failure is kept by the slots whose builds it failed, and must not keep this one alive.
+        throw failure.checking { [weak slot] in slot?.current != nil }
     }
 
     /// Where `entry`, built in `home` with `argument`, is on the stack, innermost first.
@@ -456,7 +459,6 @@ extension ResolutionContext {
         _ code: Int,
         _ argument: ArgumentBox?
     ) throws -> T {
-        var retried = false
         // A loop, not a recursive call, so that this stays inlined into the resolve.
         while true {
             do {
@@ -478,9 +480,8 @@ extension ResolutionContext {
             } catch InstanceSlot<T>.Failure.recursion {
                 throw cycle(at: frames.count, closedBy: entry)
             } catch InstanceSlot<T>.Failure.sharedBuildFailed(let error) {
-                if !retried, asyncResolution?.startup != nil, Self.isNotBuiltYet(error) {
-                    retried = true  // see `isNotBuiltYet`: warmUp() builds it itself, once
-                    continue
+                if Self.isNoLongerTrue(error) {
+                    continue  // see `isNoLongerTrue`
                 }
                 throw sharedBuildFailed(error, building: entry)
             }

@@ -1,10 +1,11 @@
 extension ResolutionContext {
-    /// Whether a build that another resolve ran, and this one waited for, failed because something it read
-    /// synchronously was not built yet. A resolve of `warmUp()` does not take that failure but builds once itself: the
-    /// other build may have begun before what it read was built (a thread that resolves beside `warmUp()` while the
-    /// async singleton it reads is still being built), and `warmUp()` is what builds it.
-    static func isNotBuiltYet(_ error: any Error) -> Bool {
-        (error as? ResolutionError)?.kind == .notBuiltYet
+    /// Whether a build that another resolve ran, and this one waited for, failed because an async service it read
+    /// synchronously was not built, and that service is built now. The resolve then builds again rather than take
+    /// the failure: the build it waited for began before the service was built (a thread that resolves beside
+    /// `warmUp()` while the async singleton it reads is still being built). It waits at most for the builds that
+    /// began before then, so this ends.
+    static func isNoLongerTrue(_ error: any Error) -> Bool {
+        (error as? ResolutionError)?.isNoLongerTrue == true
     }
 
     /// The error of a build of `entry` that another resolve ran while this one waited for it, for this resolve: the
@@ -30,7 +31,8 @@ extension ResolutionContext {
                 resolve that waited for that build gets its error, and the next resolve builds again.
                 """
             ],
-            fix: error.fix
+            fix: error.fix,
+            builtSince: error.builtSince
         )
     }
 }
