@@ -283,7 +283,14 @@ extension SoakReproducerTests {
                     }
                 } else {
                     let me = ObjectIdentifier(Thread.current)
-                    for _ in 0..<iterations {
+                    // At least `iterations`, and on until the resets have overlapped them a hundred times (the reset
+                    // thread may start late on two busy cores), for at most 50 s: the check below fails then.
+                    let deadline = DispatchTime.now().uptimeNanoseconds + 50_000_000_000
+                    var iteration = 0
+                    while iteration < iterations
+                        || (resets.value <= 100 && DispatchTime.now().uptimeNanoseconds < deadline)
+                    {
+                        iteration += 1
                         let pool =
                             variant == .cachedArgumentRegistrationReset
                             ? container.resolve(ClosingPool.self, argument: 1) : container.resolve(ClosingPool.self)
@@ -334,7 +341,15 @@ extension SoakReproducerTests {
         let finished = finishes(within: 60, "\(registrations) re-registrations against two resolving threads") {
             onThreadsAtOnce(3) { worker in
                 if worker == 0 {
-                    for version in 1...registrations {
+                    // At least `registrations`, and on until the resolving threads have overlapped them a hundred
+                    // times (on two cores, beside the soak and under the sanitizer, they may start late), for at
+                    // most 50 s: the check below fails then.
+                    let deadline = DispatchTime.now().uptimeNanoseconds + 50_000_000_000
+                    var version = 0
+                    while version < registrations
+                        || (resolves.value < 100 && DispatchTime.now().uptimeNanoseconds < deadline)
+                    {
+                        version += 1
                         register(version)
                     }
                     done.value = true
