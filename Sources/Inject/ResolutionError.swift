@@ -185,23 +185,21 @@ extension ResolutionError {
 
     /// The same error, able to tell whether its async service is built since (see ``builtSince``).
     func checking(builtSince check: @escaping @Sendable () -> Bool) -> ResolutionError {
-        ResolutionError(
-            kind: kind,
-            service: service,
-            path: path,
-            registration: registration,
-            underlying: underlying,
-            headline: headline,
-            details: details,
-            fix: fix,
-            fixThroughShared: fixThroughShared,
-            failsFromEveryCaller: failsFromEveryCaller,
-            builtSince: check
-        )
+        copy(builtSince: check)
     }
 
     /// The same error with one more line between the path and the fix.
     func adding(detail: String) -> ResolutionError {
+        copy(details: details + [detail])
+    }
+
+    /// The same error with other details, or another check of ``builtSince``.
+    private func copy(
+        details newDetails: [String]? = nil,
+        builtSince check: (@Sendable () -> Bool)? = nil
+    )
+        -> ResolutionError
+    {
         ResolutionError(
             kind: kind,
             service: service,
@@ -209,11 +207,11 @@ extension ResolutionError {
             registration: registration,
             underlying: underlying,
             headline: headline,
-            details: details + [detail],
+            details: newDetails ?? details,
             fix: fix,
             fixThroughShared: fixThroughShared,
             failsFromEveryCaller: failsFromEveryCaller,
-            builtSince: builtSince
+            builtSince: check ?? builtSince
         )
     }
 }
