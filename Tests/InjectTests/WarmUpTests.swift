@@ -754,6 +754,15 @@ extension WarmUpTests {
     }
 }
 
+/// A screen whose wrapper names the container it resolves through.
+private final class ScreenOfAnotherContainer {
+    let database: Injected<Database>
+
+    init(_ container: DIContainer) {
+        database = Injected(container: container)
+    }
+}
+
 /// Made on the main actor, for a synchronous eager factory that reads it.
 @MainActor private final class LaunchScreen: LaunchScreenShowing {}
 
@@ -868,6 +877,20 @@ private final class ScreenReadingConfig: @unchecked Sendable {
 }
 
 struct AsyncValidationTests {
+    @Test func aScreenWhoseWrapperNamesAnotherContainerIsToldToValidateThatOne() async throws {
+        let other = DIContainer()
+        other.register(Database.self) { () async throws -> Database in Database() }.scope(.singleton).eager()
+        let validated = DIContainer()
+
+        let report = await validated.validationReportAsync(building: { ScreenOfAnotherContainer(other) })
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.message.contains("in a container that this validation does not cover"), "\(error)")
+        #expect(error.description.contains("fix: validate the container the request goes through"), "\(error)")
+        #expect(!error.description.contains("warmUp() has not been called"), "\(error)")
+        #expect(await other.validationReportAsync(building: { ScreenOfAnotherContainer(other) }).isValid)
+    }
+
     @Test func aReadThatFailsOnlyWhenItsReaderIsResolvedFirstSaysSoRatherThanBlameTheRouteThatWorks() async throws {
         let container = DIContainer()
         container.register(Config.self) { () async throws -> Config in Config() }

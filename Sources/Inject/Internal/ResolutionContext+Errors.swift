@@ -449,6 +449,10 @@ extension ResolutionContext {
         /// Under `validateAsync()`: it is `.eager()` and `.scoped`, read through a root container, whose `warmUp()`
         /// builds no `.scoped` registration.
         case scopedInRoot
+        /// Under `validateAsync()`: it is registered in a container that is neither the validated one nor one of its
+        /// parents (a wrapper's `container:` named another one), whose async registrations this validation does not
+        /// build.
+        case outsideValidation
     }
 
     /// - Parameter lastFailure: What the last build of the instance threw, when it failed and none has succeeded
@@ -493,6 +497,17 @@ extension ResolutionContext {
             fix = """
                 read it through a child container after that child's warmUp(), or read it with try await \
                 r.\(call) in an async factory.
+                """
+        case .outsideValidation:
+            headline = """
+                \(entry.label), registered at \(entry.location), has an async factory, in a container that this \
+                validation does not cover: the request went through a container that is neither the validated one \
+                nor one of its parents (a property wrapper's container:, say), and validation builds only the async \
+                registrations of the container it validates and of its parents.
+                """
+            fix = """
+                validate the container the request goes through (or a child of it), or have the wrapper resolve \
+                through the validated container.
                 """
         case .notEager where caches:
             headline = """

@@ -342,6 +342,13 @@ extension ResolutionContext {
         recorder.recordFailure(notBuiltYet(entry, code: code, because: reason))
     }
 
+    /// Whether `entry` is registered outside what this validation builds: in a container that is neither the
+    /// validated one nor one of its parents (a test override's registration counts as its target's).
+    private func isOutsideValidation(_ entry: EntryBase, _ recorder: ValidationRecorder) -> Bool {
+        guard let validated = recorder.validated, !validated.isOrDescends(from: entry.owner) else { return false }
+        return overlay?.registers(entry) != true
+    }
+
     /// Why `warmUp()` does not build `entry`'s instance for `home` before a synchronous read: it is not eager, or it
     /// is a `.scoped` one read through a root container (whose `warmUp()` leaves them to its children); `nil` when
     /// it does.
@@ -374,7 +381,10 @@ extension ResolutionContext {
                 let error = notBuiltYet(entry, code: code, because: .cycle)
                 recorder.recordFailure(error)
                 reported = error
-            } else if !askerResolvedIt, let reason = whyWarmUpDoesNotBuild(entry, in: home, code: code) {
+            } else if !askerResolvedIt,
+                let reason = isOutsideValidation(entry, recorder)
+                    ? .outsideValidation : whyWarmUpDoesNotBuild(entry, in: home, code: code)
+            {
                 let error = notBuiltYet(entry, code: code, because: reason)
                 if frames.isEmpty {
                     // Asked outside any factory (a property wrapper of a screen given to `building:`, a lazy
