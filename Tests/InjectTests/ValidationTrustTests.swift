@@ -984,6 +984,20 @@ struct ValidationQuietnessTests {
         #expect(report.problems.isEmpty, "\(report)")
     }
 
+    @Test func theFixForANamedMainActorServiceReadSynchronouslyNamesIt() async throws {
+        let container = DIContainer()
+        container.register(CartProviding.self, name: "ui", mainActorFactory: { _ in Cart() })
+        container.register(Ledger.self) { (r: DIResolver) async throws in
+            _ = try r.resolveAll(CartProviding.self)
+            return Ledger()
+        }
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.description.contains("r.resolveAsync(CartProviding.self, name: \"ui\")"), "\(error)")
+    }
+
     @Test func anAsyncFactoryReadingAMainActorServiceWithResolveAsyncIsValid() async throws {
         let container = DIContainer()
         container.register(Cart.self, mainActorFactory: { _ in Cart() })

@@ -877,6 +877,21 @@ private final class ScreenReadingConfig: @unchecked Sendable {
 }
 
 struct AsyncValidationTests {
+    @Test func aTestOverrideOfAContainerOutsideTheValidationIsJudgedAsThatContainers() async throws {
+        let other = DIContainer()
+        other.register(Database.self) { Database() }.scope(.singleton)
+        let validated = DIContainer()
+
+        let report = await withOverrides(in: other) {
+            $0.register(Database.self) { () async throws -> Database in Database() }.scope(.singleton).eager()
+        } operation: {
+            await validated.validationReportAsync(building: { ScreenOfAnotherContainer(other) })
+        }
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.message.contains("in a container that this validation does not cover"), "\(error)")
+    }
+
     @Test func aScreenWhoseWrapperNamesAnotherContainerIsToldToValidateThatOne() async throws {
         let other = DIContainer()
         other.register(Database.self) { () async throws -> Database in Database() }.scope(.singleton).eager()

@@ -77,6 +77,11 @@ final class Overlay: @unchecked Sendable {
         sequence(first: self, next: \.outer).contains { $0.registry === entry.owner }
     }
 
+    /// The override that registers `entry`, this overlay or an outer one, if one does.
+    func overriding(_ entry: EntryBase) -> Overlay? {
+        sequence(first: self, next: \.outer).first { $0.registry === entry.owner }
+    }
+
     /// Whether resolves through `container` see this overlay: `container` is the target or one of its descendants.
     func applies(to container: DIContainer) -> Bool {
         guard let target else { return true }

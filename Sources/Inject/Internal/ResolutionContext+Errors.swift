@@ -914,12 +914,12 @@ extension ResolutionContext {
                     fix: through.first.map { first in
                         """
                         register \(first.label) with mainActorFactory too, and resolve it with try await \
-                        r.resolveAsync(\(Describe.type(first.serviceType)).self) in \(asker.label)'s factory, which hops \
+                        r.resolveAsync(\(Self.spelled(first))) in \(asker.label)'s factory, which hops \
                         to the main actor to build it.
                         """
                     }
                         ?? """
-                        resolve it with try await r.resolveAsync(\(Describe.type(entry.serviceType)).self), which \
+                        resolve it with try await r.resolveAsync(\(Self.spelled(entry))), which \
                         hops to the main actor to build it.
                         """,
                     failsFromEveryCaller: everyTime

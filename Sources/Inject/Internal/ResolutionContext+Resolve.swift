@@ -343,10 +343,14 @@ extension ResolutionContext {
     }
 
     /// Whether `entry` is registered outside what this validation builds: in a container that is neither the
-    /// validated one nor one of its parents (a test override's registration counts as its target's).
+    /// validated one nor one of its parents (a test override's registration counts as its target's, and one that
+    /// targets every container as the validated one's).
     private func isOutsideValidation(_ entry: EntryBase, _ recorder: ValidationRecorder) -> Bool {
-        guard let validated = recorder.validated, !validated.isOrDescends(from: entry.owner) else { return false }
-        return overlay?.registers(entry) != true
+        guard let validated = recorder.validated else { return false }
+        if let override = overlay?.overriding(entry) {
+            return override.target.map { !validated.isOrDescends(from: $0) } ?? false
+        }
+        return !validated.isOrDescends(from: entry.owner)
     }
 
     /// Why `warmUp()` does not build `entry`'s instance for `home` before a synchronous read: it is not eager, or it
