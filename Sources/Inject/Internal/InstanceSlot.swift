@@ -15,7 +15,7 @@ import Dispatch
 /// stops waiting with `CancellationError`; the build goes on for the others.
 ///
 /// The slot's lock is held only to read or change its state, never while `build` runs.
-final class InstanceSlot<T>: Gate, InstanceCache, ReleasableSlot, @unchecked Sendable {
+final class InstanceSlot<T>: Gate, ReleasableSlot, @unchecked Sendable {
     // @unchecked: `state` is only touched under its lock, `publishTo` only atomically; `T` is handed out as the
     // registration's contract says (see Docs/ThreadSafety.md).
     //

@@ -43,12 +43,8 @@ struct ReleaseBatch {
     }
 }
 
-/// A slot of one instance, as a ``ReleaseBatch`` releases it.
-protocol ReleasableSlot: AnyObject {
+/// A slot of one instance, as a ``ReleaseBatch`` releases it (with the ``InstanceCache`` `reset` and `retire`).
+protocol ReleasableSlot: InstanceCache {
     /// When the held instance was stored, among every instance with an `onRelease` (0 for none, or no instance).
     var storedOrder: Int { get }
-    @discardableResult
-    func reset() -> Bool
-    @discardableResult
-    func retire() -> Bool
 }
