@@ -177,8 +177,13 @@ extension DIContainer {
                     )
                 }
                 resolution.finish()
-                validation.checkLazyDependencies()
+                // A lazy property is first read after warmUp() built the eager async services: its reads wait until
+                // every async registration is built here too, whatever the order of registration.
+                if !entry.isAsync {
+                    validation.checkLazyDependencies()
+                }
             }
+            validation.checkLazyDependencies()
             await validation.buildOnTheMainActor(roots)
         }
         return validation.report()

@@ -1146,6 +1146,28 @@ struct ValidationQuietnessTests {
         #expect(engine.database === container.resolve(Database.self))
     }
 
+    @Test(arguments: [false, true])
+    func aLazyReadOfAnEagerAsyncServiceHeldByAnAsyncOneIsValidWhateverTheOrder(holderFirst: Bool) async throws {
+        // The lazy property is read after warmUp() built the eager service, whichever async registration validation
+        // happened to build first.
+        // Validation builds in the order of the registrations' lines: the holder's line comes first or last.
+        let container = DIContainer()
+        if holderFirst {
+            container.register { () async -> LazyBox<Ledger> in LazyBox<Ledger>() }.scope(.singleton)
+        }
+        container.register { () async -> Ledger in Ledger() }.scope(.singleton).eager()
+        if !holderFirst {
+            container.register { () async -> LazyBox<Ledger> in LazyBox<Ledger>() }.scope(.singleton)
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        try await container.warmUp()
+        let holder = try await container.resolveAsync(LazyBox<Ledger>.self)
+        #expect(holder.dependency === container.resolve(Ledger.self))
+    }
+
     @Test func anAsyncFactoryThatAwaitsIsNotASlowFactory() async throws {
         let container = DIContainer()
         container.register(Widget.self) { _ in
