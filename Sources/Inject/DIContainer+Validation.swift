@@ -267,14 +267,18 @@ extension DIContainer {
             if entry.hasReleaseHook, let problem = ProblemCollector.releaseHookNeverRuns(entry) {
                 problems.add(problem)
             }
+            // A parent's registration that a container nearer the validated one replaces is no entry point: a
+            // resolve through the validated container never starts at it. Built only if something reaches it (a
+            // parent's singleton resolves through its own container), as that build.
+            if isShadowed(entry, in: owner) {
+                return false
+            }
             if let skipped = ProblemCollector.notBuilt(
                 entry,
                 onMainActor: onMainActor,
                 buildsAsync: problems.buildsAsync
             ) {
-                if !isShadowed(entry, in: owner) {
-                    problems.add(skipped)
-                }
+                problems.add(skipped)
                 return false
             }
             checkedCount += 1
@@ -282,8 +286,7 @@ extension DIContainer {
         }
 
         /// Whether a container nearer the validated one than `owner` registers `entry`'s key again: then no resolve
-        /// through the validated container reaches `entry`, and one that cannot be built is not wiring that goes
-        /// unchecked.
+        /// through the validated container starts at `entry`.
         private func isShadowed(_ entry: EntryBase, in owner: DIContainer) -> Bool {
             let thread = ResolutionContext.currentPointer
             for container in containers {

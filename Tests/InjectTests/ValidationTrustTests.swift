@@ -127,6 +127,11 @@ private final class LivePricingHolder: Sendable {}
 
 private protocol PaymentClient: Sendable {}
 private final class LivePaymentClient: PaymentClient {}
+private final class StubPaymentClient: PaymentClient {}
+private final class CheckoutScreen: Sendable {
+    let client: PaymentClient
+    init(client: PaymentClient) { self.client = client }
+}
 private protocol WishlistStore: Sendable {}
 private final class LocalWishlistStore: WishlistStore {}
 private final class WishlistModel: Sendable {
@@ -619,6 +624,42 @@ struct ValidationTrustTests {
             "\(report)"
         )
         #expect(text.contains("fix: register OrderTracker in the container that registers SignedInUser"), "\(report)")
+    }
+
+    @Test func aParentsRegistrationThatTheValidatedChildReplacesIsNeitherBuiltNorJudged() throws {
+        let app = DIContainer()
+        let liveBuilds = Counter()
+        app.register(PaymentClient.self) { r in
+            liveBuilds.increment()
+            _ = try r.resolve(Ledger.self)  // registered nowhere: the live client cannot be built
+            return LivePaymentClient()
+        }
+        app.register { r in CheckoutScreen(client: try r.resolve()) }
+        let preview = app.makeChild()
+        preview.register(PaymentClient.self) { StubPaymentClient() }
+
+        let report = preview.validationReport()
+
+        #expect(report.isValid, "no resolve through the child reaches the app's client: \(report)")
+        #expect(liveBuilds.value == 0)
+        #expect(preview.resolve(CheckoutScreen.self).client is StubPaymentClient)
+    }
+
+    @Test func aReplacedParentRegistrationThatAParentsSingletonStillReachesIsJudgedThroughIt() throws {
+        let app = DIContainer()
+        app.register(PaymentClient.self) { r in
+            _ = try r.resolve(Ledger.self)
+            return LivePaymentClient()
+        }
+        app.register { r in CheckoutScreen(client: try r.resolve()) }.scope(.singleton)
+        let preview = app.makeChild()
+        preview.register(PaymentClient.self) { StubPaymentClient() }
+
+        let report = preview.validationReport()
+
+        let problem = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(problem.description.contains("path: CheckoutScreen -> PaymentClient -> Ledger"), "\(problem)")
+        #expect(throws: ResolutionError.self) { try preview.resolveThrowing(CheckoutScreen.self) }
     }
 
     @Test func aServiceMissingEverywhereKeepsThePlainFix() {
