@@ -11,6 +11,14 @@ public struct BuildEvent: Sendable, CustomStringConvertible {
     /// The resolution path that asked for it, outermost first, ending with ``service``.
     public let path: [String]
 
+    /// An event of these figures. `package` access: builds make the events, and tests make their own.
+    package init(service: String, scope: Scope, seconds: Double, path: [String]) {
+        self.service = service
+        self.scope = scope
+        self.seconds = seconds
+        self.path = path
+    }
+
     /// `Database (.singleton) 12.3 ms`, with the path when something asked for it.
     public var description: String {
         let via = path.count > 1 ? " via \(path.dropLast().joined(separator: " -> "))" : ""

@@ -32,6 +32,28 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     /// built them, when it built none itself.
     let builtElsewhere: Int
 
+    /// A report of these builds and times. `package` access: `warmUp()` makes the reports, and tests make their own
+    /// to check what ``description`` says of given figures.
+    package init(
+        builds: [BuildEvent],
+        wallSeconds: Double,
+        serialSeconds: Double,
+        criticalPath: [String],
+        failures: [ResolutionError],
+        notes: [String] = [],
+        eagerServices: Set<String> = [],
+        builtElsewhere: Int = 0
+    ) {
+        self.builds = builds
+        self.wallSeconds = wallSeconds
+        self.serialSeconds = serialSeconds
+        self.criticalPath = criticalPath
+        self.failures = failures
+        self.notes = notes
+        self.eagerServices = eagerServices
+        self.builtElsewhere = builtElsewhere
+    }
+
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``.
     public var speedUp: Double {
         wallSeconds > 0 ? serialSeconds / wallSeconds : 1
@@ -59,7 +81,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 """
         }
         let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
-        let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster" : noGain(pathSeconds: pathSeconds)
+        // The one-by-one time counts only the builds that succeeded.
+        let counting = failures.isEmpty ? "" : ", counting only the builds that succeeded"
+        let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster\(counting)" : noGain(pathSeconds: pathSeconds)
         var lines: [String]
         switch builds.count {
         case 0: lines = ["warm-up: no build succeeded, in \(Describe.milliseconds(wallSeconds))"]
@@ -79,6 +103,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 "critical path, \(Describe.milliseconds(pathSeconds)): \(criticalPath.joined(separator: ", then "))"
             )
             lines += notes.map { "  note: \($0)" }
+            if let threads = waitForThreads(pathSeconds: pathSeconds) {
+                lines.append("  note: \(threads)")
+            }
         }
         // At most ten rows, and none that rounds to 0.0 ms, which says nothing about start-up: counted, not listed.
         let slowest = builds.prefix(Self.slowestListed).filter { $0.seconds >= 0.000_05 }
@@ -105,6 +132,21 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             lines += failures.map { $0.description.split(separator: "\n").map { "  \($0)" }.joined(separator: "\n") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Why a warm-up that was faster than its builds one by one still took well over its critical path: builds
+    /// that could run at once waited for a free thread.
+    private func waitForThreads(pathSeconds: Double) -> String? {
+        guard speedUp >= 1.05, wallSeconds >= pathSeconds * 1.5, wallSeconds - pathSeconds >= 0.005 else {
+            return nil
+        }
+        let threads = ProcessorCount.current
+        return """
+            the critical path explains \(Describe.milliseconds(pathSeconds)) of the \(Describe.milliseconds(wallSeconds)); \
+            the rest went to builds waiting for one of the \(threads) thread\(threads == 1 ? "" : "s") that run them at \
+            once here: a synchronous factory holds its thread while it works or waits (sleep, I/O), and an async \
+            factory gives it back at each await
+            """
     }
 
     /// Why a warm-up was no faster than its builds one by one, from what the report knows.

@@ -130,22 +130,34 @@ final class StartupRecorder: @unchecked Sendable {
 
     /// The chain of builds that ended last: from the build that ended last, step to what held it back, and so on;
     /// outermost first. What held a build back is the build it asked for (built here or waited for) that ended last
-    /// before it; but a build tried again in a later wave waited for that wave to begin, so when none of its own
-    /// dependencies ended after the wave began, it is the build that ended last before the wave began.
+    /// before it ended; or, for a build made inside its asker's build, what that asker asked for before it began: a
+    /// service built cheaply after a long wait was held back by that wait. But a build tried again in a later wave waited for that
+    /// wave to begin, so when none of those ended after the wave began, it is the build that ended last before the
+    /// wave began.
     private static func criticalPath(_ builds: [Build], _ edges: [Node: Set<Node>], waveStarts: [UInt64]) -> [Build] {
         guard var current = builds.max(by: { $0.end < $1.end }) else { return [] }
-        var latestByNode: [Node: [Build]] = [:]
+        var buildsByNode: [Node: [Build]] = [:]
         for build in builds {
-            latestByNode[build.node, default: []].append(build)
+            buildsByNode[build.node, default: []].append(build)
+        }
+        var visited: Set<Node> = [current.node]
+        /// The latest build of what `asker` asked for that ended by `deadline`, not on the path yet.
+        func latestDependency(of asker: Build, endingBy deadline: UInt64) -> Build? {
+            (edges[asker.node] ?? [])
+                .filter { !visited.contains($0) }
+                .compactMap { node in buildsByNode[node]?.filter { $0.end <= deadline }.max { $0.end < $1.end } }
+                .max { $0.end < $1.end }
         }
         var path = [current]
-        var visited: Set<Node> = [current.node]
         while true {
-            let end = current.end
-            var next = (edges[current.node] ?? [])
-                .filter { !visited.contains($0) }
-                .compactMap { node in latestByNode[node]?.filter { $0.end <= end }.max { $0.end < $1.end } }
-                .max { $0.end < $1.end }
+            var candidates = [latestDependency(of: current, endingBy: current.end)]
+            // Up the path for as long as each build was made inside the build before it (its asker's resolution
+            // built it, rather than waiting for a build under way): what that asker asked for before it began.
+            for (asker, built) in zip(path.dropLast().reversed(), path.reversed()) {
+                guard built.event.path.dropLast().last == asker.event.service else { break }
+                candidates.append(latestDependency(of: asker, endingBy: built.start))
+            }
+            var next = candidates.compactMap { $0 }.max { $0.end < $1.end }
             let start = current.start
             if let wave = waveStarts.last(where: { $0 <= start }), (next?.end ?? 0) < wave {
                 next = builds.filter { $0.end <= wave && !visited.contains($0.node) }.max { $0.end < $1.end }
@@ -155,6 +167,8 @@ final class StartupRecorder: @unchecked Sendable {
             visited.insert(next.node)
             current = next
         }
-        return path.reversed()
+        // A build at its start that took no time (under 0.05 ms, as the report rounds) held nothing back.
+        let firstThatTookTime = path.lastIndex { $0.event.seconds >= 0.000_05 } ?? path.startIndex
+        return path[...firstThatTookTime].reversed()
     }
 }

@@ -1,0 +1,61 @@
+import Inject
+import Testing
+
+/// What a start-up report says of given figures: made directly, so that no test depends on how fast builds ran.
+struct StartupReportTests {
+    private func build(_ service: String, _ milliseconds: Double) -> BuildEvent {
+        BuildEvent(service: service, scope: .singleton, seconds: milliseconds / 1000, path: [service])
+    }
+
+    @Test func aFasterWarmUpWithFailuresSaysItsOneByOneTimeCountsOnlyTheBuildsThatSucceeded() throws {
+        let failure = try #require(throws: ResolutionError.self) {
+            try DIContainer().resolveThrowing(Database.self)
+        }
+        let report = StartupReport(
+            builds: [build("Database", 42.9), build("Keychain", 15.1)],
+            wallSeconds: 0.0437,
+            serialSeconds: 0.058,
+            criticalPath: ["Database"],
+            failures: [failure]
+        )
+
+        let summary = try #require(report.description.split(separator: "\n").first)
+
+        #expect(summary.hasSuffix("1.3x faster, counting only the builds that succeeded"), "\(report)")
+    }
+
+    @Test func aWarmUpThatTookWellOverItsCriticalPathSaysItsBuildsWaitedForAThread() throws {
+        // Three builds of 30 ms each on two threads: 61 ms, though no build waited for another.
+        let report = StartupReport(
+            builds: [build("First", 30.1), build("Second", 30.0), build("Third", 30.0)],
+            wallSeconds: 0.061,
+            serialSeconds: 0.0901,
+            criticalPath: ["First"],
+            failures: []
+        )
+
+        #expect(report.description.contains("1.5x faster"), "\(report)")
+        #expect(
+            report.description.contains(
+                "note: the critical path explains 30.1 ms of the 61.0 ms; the rest went to builds waiting for one of the"
+            ),
+            "\(report)"
+        )
+    }
+
+    @Test func aWarmUpBoundedByItsCriticalPathHasNoNoteAboutThreads() {
+        let report = StartupReport(
+            builds: [build("Keychain", 3.0), build("Database", 8.2), build("RemoteConfig", 10.2)],
+            wallSeconds: 0.0124,
+            serialSeconds: 0.0214,
+            criticalPath: ["Keychain", "Database"],
+            failures: []
+        )
+
+        #expect(report.description.contains("critical path, 11.2 ms: Keychain, then Database"), "\(report)")
+        #expect(!report.description.contains("note:"), "\(report)")
+        #expect(!report.description.contains("counting only"), "\(report)")
+    }
+}
+
+private final class Database: Sendable {}
