@@ -116,13 +116,13 @@ extension DIContainer {
             return
         case .singleton:
             let registered = overlay?.registers(entry) == true ? "registered by a test override at" : "registered at"
+            let call = "reset(\(Describe.type(T.self)).self\(name.map { ", name: \"\($0.rawValue)\"" } ?? ""))"
             fatalError(
                 """
-                Inject: reset(\(Describe.type(T.self)).self) at \(file):\(line): \(entry.label), \(registered) \
-                \(entry.location), is a .singleton, and a singleton lives as long as its container: there is \
-                nothing to reset.
-                  fix: register it .cached (reset(.cached) or reset(\(Describe.type(T.self)).self) renews it) or in a \
-                custom scope, or make a child container for what must be renewed.
+                Inject: \(call) at \(file):\(line): \(entry.label), \(registered) \(entry.location), is a \
+                .singleton, and a singleton lives as long as its container: there is nothing to reset.
+                  fix: register it .cached (reset(.cached) or \(call) renews it) or in a custom scope, or make a \
+                child container for what must be renewed.
                 """,
                 file: file,
                 line: line

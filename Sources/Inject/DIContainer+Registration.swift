@@ -239,9 +239,23 @@ extension DIContainer {
 
     /// Registers the services of each module, in order.
     ///
-    /// - Parameter modules: Groups of registrations, such as one per feature.
-    public func install(_ modules: any DIModule...) {
+    /// - Parameters:
+    ///   - modules: Groups of registrations, such as one per feature.
+    ///   - file: The call, named when it traps (on a sealed container); leave the default.
+    ///   - line: The call's line.
+    public func install(_ modules: any DIModule..., file: StaticString = #fileID, line: UInt = #line) {
         for module in modules {
+            if isSealed {
+                fatalError(
+                    """
+                    Inject: install(\(Describe.type(type(of: module)))) at \(file):\(line) on a sealed container.
+                      The container was sealed with seal(), so it takes no more registrations or options.
+                      fix: \(sealedFix())
+                    """,
+                    file: file,
+                    line: line
+                )
+            }
             module.register(in: self)
         }
     }
@@ -372,24 +386,31 @@ extension DIContainer {
                 line: line
             )
         }
-        // Without `in:`, an override applies to DIContainer.shared: the fix names the container when it is another.
-        let inContainer = self === DIContainer.shared ? "" : "(in: theSealedContainer)"
-        let other =
-            self === DIContainer.shared
-            ? "" : " Pass in: with this container: without it, an override applies to DIContainer.shared."
         fatalError(
             """
             Inject: \(action) at \(entry.location) on a sealed container.
               The container was sealed with seal(), so it takes no more registrations or options.
-              fix: register everything before calling seal(), or register into a child container \
-            (container.makeChild()). In a test, replace the service with an override instead of registering \
-            it: withOverrides\(inContainer) { $0.register(...) } operation: { ... }, or \
-            pushOverrides\(inContainer) { $0.register(...) } in an XCTestCase (both from InjectTesting). Overrides work \
-            on a sealed container, reach the property wrappers, and end with the test.\(other)
+              fix: \(sealedFix())
             """,
             file: file,
             line: line
         )
+    }
+
+    /// What to do instead of registering on this sealed container.
+    private func sealedFix() -> String {
+        // Without `in:`, an override applies to DIContainer.shared: the fix names the container when it is another.
+        let inContainer = self === DIContainer.shared ? "" : "(in: theSealedContainer)"
+        let other =
+            self === DIContainer.shared
+            ? "" : " Pass this container as in: (without it, an override applies to DIContainer.shared)."
+        return """
+            register everything before calling seal(), or register into a child container (container.makeChild()). \
+            In a test, replace the service with an override instead of registering it: \
+            withOverrides\(inContainer) { $0.register(...) } operation: { ... }, or \
+            pushOverrides\(inContainer) { $0.register(...) } in an XCTestCase (both from InjectTesting). Overrides work \
+            on a sealed container, reach the property wrappers, and end with the test.\(other)
+            """
     }
 
     /// Drops this container's own `.scoped` instance(s) of `entry`, by a reset or because the registration was

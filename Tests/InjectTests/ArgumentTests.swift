@@ -132,6 +132,22 @@ struct ArgumentTests {
         #expect(error.description.contains("NoteID"))
     }
 
+    @Test func theFixForANamedArgumentRegistrationResolvedWithoutAnArgumentKeepsTheName() throws {
+        let container = DIContainer()
+        container.register(NoteEditor.self, name: "draft") { (_: DIResolver, id: NoteID) in
+            NoteEditor(noteID: id, widget: Widget())
+        }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(NoteEditor.self, name: "draft")
+        }
+
+        #expect(
+            error.description.contains("fix: resolve it with resolve(NoteEditor.self, name: \"draft\", argument:)"),
+            "\(error)"
+        )
+    }
+
     @Test func resolvingARegistrationWithoutArgumentsWithAnArgumentIsAnError() throws {
         let container = makeContainer()
 

@@ -120,6 +120,18 @@ struct ResetRegistrationTests {
         #expect(stderr.contains("fix: register it .cached"), "\(stderr)")
     }
 
+    @Test func resetOfANamedSingletonNamesItInTheCallAndTheFix() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.register(FeedCache.self, name: "offline") { FeedCache() }.scope(.singleton)
+            container.reset(FeedCache.self, name: "offline")
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Inject: reset(FeedCache.self, name: \"offline\") at"), "\(stderr)")
+        #expect(stderr.contains("or reset(FeedCache.self, name: \"offline\") renews it"), "\(stderr)")
+    }
+
     @Test func resetOfSomethingNotRegisteredTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             DIContainer().reset(FeedCache.self)

@@ -30,6 +30,13 @@ private func makeContainerMissingLedger() -> DIContainer {
     return container
 }
 
+/// Registers a Gadget, as a feature's module does.
+private struct GadgetModule: DIModule {
+    func register(in container: DIContainer) {
+        container.register(Gadget.self) { Gadget(widget: Widget()) }
+    }
+}
+
 /// Registers a service, seals the container, then sets the registration's scope: an option on a sealed container.
 private func setTheScopeAfterSealing() {
     let container = DIContainer()
@@ -291,6 +298,18 @@ struct TrapTests {
         let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("sealed"))
         #expect(stderr.contains("Gadget"))
+    }
+
+    @Test func installingAModuleOnASealedContainerNamesTheInstallAndTheModule() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = DIContainer()
+            container.seal()
+            container.install(GadgetModule())
+        }
+
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("install(GadgetModule) at InjectTests/TrapTests.swift:"), "\(stderr)")
+        #expect(stderr.contains("on a sealed container"), "\(stderr)")
     }
 
     @Test func registeringOnASealedContainerSaysThatATestOverridesInstead() async throws {

@@ -733,8 +733,7 @@ extension ResolutionContext {
                 but was resolved without one.
                 """,
             details: asker.details,
-            fix:
-                "resolve it with resolve(\(Describe.type(entry.serviceType)).self, argument:) and an argument of type \(expectedName)."
+            fix: "resolve it with resolve(\(Self.spelled(entry)), argument:) and an argument of type \(expectedName)."
         )
     }
 
@@ -958,7 +957,7 @@ extension ResolutionContext {
                     """,
                 fix: """
                     resolve it from @MainActor code (for example inside `await MainActor.run { ... }`), or register \
-                    it with factory: if it does not need the main actor.
+                    it with factory: (autowired: in place of mainActorAutowired:) if it does not need the main actor.
                     """
             )
         default:
