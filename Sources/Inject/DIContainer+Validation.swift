@@ -329,6 +329,7 @@ extension DIContainer {
             let seen = recorder.snapshot
             problems.addKeptFailures(in: seen)
             problems.addCyclesByEntryPoint(in: seen)
+            problems.addLazyCyclesToAHolderThatDoesNotCache(in: seen)
             problems.addCaptiveDependencies(in: seen)
             problems.addWeakValueTypes(in: seen)
             problems.addMainActorDependencies(in: seen)

@@ -370,6 +370,12 @@ struct AsyncResolutionTests {
         if case .failure(let error as ResolutionError) = result {
             #expect(error.kind == .cycle)
             #expect(error.description.contains("AsyncA -> AsyncB -> AsyncA"), "\(error)")
+            // resolveProperties runs synchronously and cannot build either: the fix does not offer it.
+            #expect(
+                error.description.contains("resolveProperties cannot close this one: it runs synchronously"),
+                "\(error)"
+            )
+            #expect(!error.description.contains("get the other in resolveProperties"), "\(error)")
         }
     }
 

@@ -120,6 +120,17 @@ private final class LazyHolder: @unchecked Sendable {
 /// Where `LazyHolder.ledger` is declared.
 private let lazyLedgerDeclaration = "\(#fileID):\(#line - 4)"
 
+/// Holds its ledger lazily; the ledger's factory asks for a holder.
+private final class LedgerHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own first read.
+    @LazyInjected var ledger: HeldLedger
+}
+
+private final class HeldLedger: Sendable {
+    let holder: LedgerHolder
+    init(holder: LedgerHolder) { self.holder = holder }
+}
+
 private protocol PricingService: Sendable {}
 private protocol AudioService: Sendable {}
 private final class LivePricing: PricingService, AudioService {}
@@ -474,6 +485,40 @@ struct ValidationTrustTests {
         let report = container.validationReport()
 
         #expect(report.untimedProblems.isEmpty, "\(report)")
+    }
+
+    @Test(arguments: [Scope.graph, .transient])
+    func aLazyWrapperClosingACycleToAHolderThatDoesNotCacheIsAWarning(holderScope: Scope) throws {
+        // The lazy read is a resolution of its own: the Ledger it builds gets a new holder, not this one.
+        let container = DIContainer()
+        container.register(LedgerHolder.self) { LedgerHolder() }.scope(holderScope)
+        container.register(HeldLedger.self) { r in HeldLedger(holder: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .cycle, in: report)
+        #expect(warning.severity == .warning, "\(warning)")
+        #expect(
+            warning.message.hasPrefix(
+                "LedgerHolder's @LazyInjected property of HeldLedger gets a HeldLedger that holds another LedgerHolder"
+            ),
+            "\(warning)"
+        )
+        #expect(warning.description.contains("fix: give LedgerHolder a caching scope"), "\(warning)")
+        let holder = container.resolve(LedgerHolder.self)
+        #expect(holder.ledger.holder !== holder, "what the warning says happens")
+    }
+
+    @Test func aLazyWrapperClosingACycleToASingletonHolderGetsThatHolderAndIsValid() {
+        let container = DIContainer()
+        container.register(LedgerHolder.self) { LedgerHolder() }.scope(.singleton)
+        container.register(HeldLedger.self) { r in HeldLedger(holder: try r.resolve()) }
+
+        let report = container.validationReport()
+
+        #expect(report.untimedProblems.isEmpty, "\(report)")
+        let holder = container.resolve(LedgerHolder.self)
+        #expect(holder.ledger.holder === holder)
     }
 
     // MARK: 7. Smaller things

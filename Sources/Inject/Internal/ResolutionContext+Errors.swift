@@ -362,10 +362,23 @@ extension ResolutionContext {
         let loop = frames[index...].map(\.entry.label) + [entry.label]
         let asker = self.asker
         var details = asker.details
-        var fix = """
-            break the cycle: let one side hold the other with @LazyInjected, or get the other in resolveProperties \
-            instead of its factory on every side of the cycle (a factory that asks, through the cycle, for an \
-            instance whose own factory is still running always fails).
+        // resolveProperties runs synchronously: it cannot build an async registration, so it closes no cycle that
+        // has one.
+        let asyncEntry = (frames[index...].map(\.entry) + [entry]).first { $0.isAsync }
+        var fix =
+            asyncEntry.map { asyncEntry in
+                """
+                break the cycle: let one side hold the other with @LazyInjected, read after both are built (that \
+                side with a caching scope such as .singleton: a lazy read is a resolution of its own). \
+                resolveProperties cannot close this one: it runs synchronously, and \(asyncEntry.label) has an async \
+                factory, which only an async resolve builds.
+                """
+            }
+            ?? """
+            break the cycle: let one side hold the other with @LazyInjected (that side with a caching scope such as \
+            .singleton: a lazy read is a resolution of its own), or get the other in resolveProperties instead of \
+            its factory on every side of the cycle (a factory that asks, through the cycle, for an instance whose \
+            own factory is still running always fails).
             """
         if index == frames.count - 1, let overlay, overlay.registers(entry) {
             // `$0.register(API.self) { r in Spy(inner: try r.resolve(API.self)) }`: the override hides the real one.

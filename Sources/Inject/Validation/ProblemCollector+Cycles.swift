@@ -73,7 +73,8 @@ extension ProblemCollector {
         details.append(
             """
             fix: make every step of the cycle a resolveProperties step (here: get \(labels[1]) in \(entryLabel)'s \
-            resolveProperties instead of its factory), or let one side hold the other with @LazyInjected.
+            resolveProperties instead of its factory), or let one side hold the other with @LazyInjected (that side \
+            with a caching scope such as .singleton: a lazy read is a resolution of its own).
             """
         )
         let closedBy = closers.isEmpty ? "" : " (\(closers.joined(separator: ", ")))"
@@ -92,6 +93,55 @@ extension ProblemCollector {
     }
 }
 
+extension ProblemCollector {
+    /// Lazy wrappers that close a cycle back to a holder that does not cache: `A` (`.graph` or `.transient`) holds
+    /// `@LazyInjected var b: B`, and `B`'s build asks for an `A`. The lazy read is a resolution of its own, so it
+    /// builds a `B` that holds another `A`, never the one that read it: a warning, since nothing fails but the
+    /// instance is not the one the cycle meant. A caching holder (`.singleton`, `.cached`, `.scoped`, `.weak`, a
+    /// custom scope) is found again by that resolution, and needs nothing.
+    mutating func addLazyCyclesToAHolderThatDoesNotCache(in seen: ValidationRecorder.State) {
+        var graph: InstanceGraph?
+        let entriesByID = seen.entriesByID
+        for case .node(let holderNode) in seen.sources {
+            guard let holder = entriesByID[holderNode.entry], holder.scope == .graph || holder.scope == .transient
+            else { continue }
+            for edge in seen.dependencies[.node(holderNode)] ?? [] where edge.kind.isOnFirstRead {
+                guard case .node(let readNode) = edge.to, let read = entriesByID[readNode.entry] else { continue }
+                // Built once, and only for a holder that does not cache, which few are.
+                if graph == nil {
+                    graph = InstanceGraph(seen)
+                }
+                guard let graph, let from = graph.numbers[readNode], let to = graph.numbers[holderNode],
+                    let back = graph.shortestPath(from: from, to: to, within: nil)
+                else { continue }
+                let wrapper = edge.kind == .weak ? "@WeakInjected" : "@LazyInjected"
+                let route = back.map { graph.entries[$0].label }.joined(separator: " -> ")
+                add(
+                    ValidationProblem(
+                        severity: .warning,
+                        kind: .cycle,
+                        service: holder.label,
+                        location: holder.location,
+                        message: """
+                            \(holder.label)'s \(wrapper) property of \(read.label) gets a \(read.label) that holds \
+                            another \(holder.label), not the one that read it: \(holder.label) is \(holder.scope), and a \
+                            lazy read is a resolution of its own, in which \(route) builds a new \(holder.label).
+                            """,
+                        details: [
+                            "path: \(holder.label) -> \(route) (the first step on first read)",
+                            """
+                            fix: give \(holder.label) a caching scope (.singleton, .cached or .scoped), so that the \
+                            lazy read finds this one, or get \(read.label) in \(holder.label)'s resolveProperties \
+                            instead (one resolution, in which \(read.label) gets this \(holder.label)).
+                            """,
+                        ]
+                    )
+                )
+            }
+        }
+    }
+}
+
 /// The instances a validation built and the edges between them (factory and `resolveProperties` requests; lazy
 /// reads are not part of any build), numbered for graph algorithms.
 private struct InstanceGraph {
@@ -102,10 +152,11 @@ private struct InstanceGraph {
 
     var entries: [EntryBase] = []
     var edges: [[Edge]] = []
+    /// Each instance's number.
+    private(set) var numbers: [ValidationRecorder.Node: Int] = [:]
 
     init(_ seen: ValidationRecorder.State) {
         let entriesByID = seen.entriesByID
-        var numbers: [ValidationRecorder.Node: Int] = [:]
         func number(_ node: ValidationRecorder.Node) -> Int? {
             if let number = numbers[node] { return number }
             guard let entry = entriesByID[node.entry] else { return nil }
@@ -180,8 +231,8 @@ private struct InstanceGraph {
         return components
     }
 
-    /// The shortest path from `start` to `goal` through `members`, both included.
-    func shortestPath(from start: Int, to goal: Int, within members: Set<Int>) -> [Int]? {
+    /// The shortest path from `start` to `goal` through `members` (every instance when `nil`), both included.
+    func shortestPath(from start: Int, to goal: Int, within members: Set<Int>?) -> [Int]? {
         if start == goal { return [goal] }
         var previous: [Int: Int] = [start: start]
         var queue = [start]
@@ -189,7 +240,7 @@ private struct InstanceGraph {
         while head < queue.count {
             let node = queue[head]
             head += 1
-            for edge in edges[node] where members.contains(edge.to) && previous[edge.to] == nil {
+            for edge in edges[node] where members?.contains(edge.to) ?? true && previous[edge.to] == nil {
                 previous[edge.to] = node
                 if edge.to == goal {
                     var path = [goal]
