@@ -707,6 +707,23 @@ struct ValidationTrustTests {
         #expect(throws: ResolutionError.self) { try preview.resolveThrowing(CheckoutScreen.self) }
     }
 
+    @Test func aParentsSingletonWhoseLazyPropertyNeedsAChildsServiceSaysWhyItCannotSeeIt() throws {
+        let app = DIContainer()
+        app.register(LazyHolder.self) { LazyHolder() }.scope(.singleton)
+        let session = app.makeChild()
+        session.register(Ledger.self) { Ledger() }
+
+        let report = session.validationReport()
+
+        let problem = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(problem.description.contains("but this request went through a parent of the validated container"))
+        #expect(
+            problem.description.contains("fix: register the object that holds the property in the container that"),
+            "\(problem)"
+        )
+        #expect(!problem.description.contains("register Ledger in this container or one of its parents"))
+    }
+
     @Test func aServiceMissingEverywhereKeepsThePlainFix() {
         let app = DIContainer()
         app.register(OrderTracker.self) { r in OrderTracker(user: try r.resolve()) }.scope(.singleton)

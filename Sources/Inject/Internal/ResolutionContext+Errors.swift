@@ -230,6 +230,20 @@ extension ResolutionContext {
                 """
             )
         }
+        if frames.isEmpty, validated.isOrDescends(from: container) {
+            // A lazy wrapper's first read: a resolve of its own, through the container its object was made in.
+            return (
+                """
+                \(at), but this request went through a parent of \(reference), which does not see its children's \
+                registrations: a lazy wrapper resolves through the container its object was made in, for a singleton \
+                the container that registers it.
+                """,
+                """
+                register the object that holds the property in the container that registers \(request) (one per \
+                child), make it .scoped, or register \(request) in the parent.
+                """
+            )
+        }
         guard let holder = frames.last(where: { Scope.resolvesFromOwner($0.entry.scopeCode) })?.entry,
             holder.owner !== validated, validated.isOrDescends(from: holder.owner)
         else { return nil }
