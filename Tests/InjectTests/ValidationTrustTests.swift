@@ -734,6 +734,16 @@ struct ValidationTrustTests {
         #expect(text.contains("fix: register SignedInUser in this container or one of its parents."), "\(report)")
     }
 
+    @Test func aConformerThatAlreadyImplementsTheProtocolUnderANameIsNotToldToAddImplements() throws {
+        let container = DIContainer()
+        container.register(LivePricing.self) { LivePricing() }.scope(.singleton).implements(PricingService.self, name: "live")
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(PricingService.self) }
+
+        #expect(error.description.contains("PricingService[\"live\"]"), "the name it is registered under: \(error)")
+        #expect(!error.description.contains("did you mean to add .implements(PricingService.self)"), "\(error)")
+    }
+
     @Test func aHintNamesOnlyAProtocolOrAConcreteTypeThatSharesAWordOfItsName() throws {
         let container = DIContainer()
         container.register(PricingService.self) { LivePricing() }

@@ -294,7 +294,18 @@ extension ResolutionContext {
         // The conformers beyond the first few are counted, not listed: a protocol many services adopt.
         let conformersListed = 5
         var conformers = 0
-        for registry in registries(through: container) {
+        let registries = registries(through: container)
+        // Registrations that already forward the asked type, under a name: "registered under other names" says so,
+        // and adding .implements(asked) again is not the fix.
+        var forwardedAlready: Set<Key> = []
+        for registry in registries {
+            for entry in registry.table.entries() where entry.key.type == ObjectIdentifier(type) {
+                if case .forward(let target, _, _) = entry.factoryKind {
+                    forwardedAlready.insert(target)
+                }
+            }
+        }
+        for registry in registries {
             for entry in registry.table.entries().sorted(by: { $0.order < $1.order })
             where entry.key.type != ObjectIdentifier(type) && !entry.isForward
                 && !onPath.contains(ObjectIdentifier(entry.serviceType))
@@ -320,7 +331,7 @@ extension ResolutionContext {
                 {
                     // Told by the runtime: every registered type that conforms, of a similar name or not, and none
                     // that does not.
-                    guard conforms else { continue }
+                    guard conforms, !forwardedAlready.contains(entry.key) else { continue }
                     conformers += 1
                     guard conformers <= conformersListed else { continue }
                     lines.append(
