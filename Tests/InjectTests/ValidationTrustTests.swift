@@ -280,6 +280,23 @@ struct ValidationTrustTests {
         #expect(try container.resolveThrowing(MenuItem.self, argument: 2).submenu?.level == 1)
     }
 
+    @Test func aRecursionOverAnArgumentThatIsNotHashableSaysToMakeItHashable() throws {
+        struct Depth: Sendable { let value: Int }  // not Hashable: its values cannot be told apart
+        let container = DIContainer()
+        container.register(Menu.self) { (r: DIResolver, depth: Depth) in
+            _ = depth.value > 0 ? try r.resolve(Menu.self, argument: Depth(value: depth.value - 1)) : nil
+            return Menu(level: depth.value, item: nil)
+        }
+
+        let error = try #require(throws: ResolutionError.self) {
+            try container.resolveThrowing(Menu.self, argument: Depth(value: 2))
+        }
+
+        #expect(error.kind == .cycle)
+        #expect(error.description.contains("Menu takes an argument of type Depth, which is not Hashable"), "\(error)")
+        #expect(error.description.contains("make Depth Hashable"), "\(error)")
+    }
+
     @Test func aCycleThroughTheSameArgumentValueIsStillJudgedForEveryEntryPoint() throws {
         // The same value all the way round: resolving Menu first comes back to Menu(1) while its factory runs.
         let container = DIContainer()

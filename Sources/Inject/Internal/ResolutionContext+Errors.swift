@@ -420,6 +420,21 @@ extension ResolutionContext {
                 Spy(wrapping: real) } } operation: { ... }; or register the real implementation under its own type \
                 too and resolve that in the override.
                 """
+        } else if case .argument(let expected, nil) = entry.factoryKind {
+            // Values of an argument type that is not Hashable cannot be told apart: a recursion over other values
+            // looks like a cycle.
+            let argument = Describe.type(expected)
+            details.append(
+                """
+                \(entry.label) takes an argument of type \(argument), which is not Hashable, so Inject cannot tell one \
+                \(argument) from another: a resolve of \(entry.label) with any \(argument) inside its own build \
+                counts as the same one.
+                """
+            )
+            fix = """
+                if the factory resolves \(Self.spelled(entry)) again with another value (a recursion that ends), make \
+                \(argument) Hashable: only a repeat of the same value is then a cycle. Otherwise \(fix)
+                """
         }
         return ResolutionError(
             kind: .cycle,
