@@ -87,6 +87,14 @@ extension ResolutionContext {
         let ordered = winners.values
             .filter { !$0.entry.takesArgument && !$0.entry.forwardsAnArgument(in: $0.owner) }
             .sorted { place($0) < place($1) }
+        if ordered.isEmpty, !winners.isEmpty, let recorder = overlay?.recorder {
+            // Registered, but every one takes an argument: an empty list that validation points out.
+            recorder.recordResolveAllOfArgumentsOnly(
+                Describe.type(T.self),
+                asker: frames.last { !$0.entry.isForward }?.entry,
+                leftOut: winners.values.sorted { place($0) < place($1) }.map(\.entry)
+            )
+        }
         return try ordered.map { winner in
             var entry = unsafeDowncast(winner.entry, to: Entry<T>.self)
             // Replaced since it was collected (by an earlier element's factory, say): its replacement is built, never

@@ -332,6 +332,7 @@ extension DIContainer {
             problems.addLazyCyclesToAHolderThatDoesNotCache(in: seen)
             problems.addCaptiveDependencies(in: seen)
             problems.addWeakValueTypes(in: seen)
+            problems.addResolveAllsOfArgumentsOnly(in: seen)
             problems.addMainActorDependencies(in: seen)
             problems.addReplacedRegistrations(in: containers)
             problems.addSlowFactories(in: seen)

@@ -102,6 +102,33 @@ struct ResolveAllTests {
         #expect(formats(container.resolveAll(Exporter.self)) == ["plain"])
     }
 
+    @Test func validationWarnsOfAResolveAllWhoseRegistrationsAllTakeAnArgument() throws {
+        let container = DIContainer()
+        container.register(Exporter.self, name: "pdf") { (_: DIResolver, format: String) in NamedExporter(format) }
+            .validationArgument("pdf")
+        container.register { r in ExportMenu(exporters: try r.resolveAll()) }
+
+        let report = container.validationReport()
+
+        let warning = try #require(report.warnings.first { $0.message.contains("resolveAll") }, "\(report)")
+        #expect(
+            warning.message.hasPrefix("ExportMenu's resolveAll(Exporter.self) gets an empty list"),
+            "\(warning)"
+        )
+        #expect(warning.description.contains("left out: Exporter[\"pdf\"] at"), "\(warning)")
+        #expect(container.resolve(ExportMenu.self).exporters.isEmpty, "what the warning says")
+    }
+
+    @Test func aResolveAllThatLeavesOutSomeArgumentRegistrationsIsNotWarnedOf() {
+        let container = DIContainer()
+        container.register(Exporter.self) { NamedExporter("plain") }
+        container.register(Exporter.self, name: "pdf") { (_: DIResolver, format: String) in NamedExporter(format) }
+            .validationArgument("pdf")
+        container.register { r in ExportMenu(exporters: try r.resolveAll()) }
+
+        #expect(container.validationReport().untimedProblems.isEmpty)
+    }
+
     @Test func aChildsArgumentRegistrationShadowsItsParentsUnderTheSameNameAndIsLeftOutToo() {
         let root = DIContainer()
         root.register(Exporter.self) { NamedExporter("pdf") }

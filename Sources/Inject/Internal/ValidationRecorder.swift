@@ -142,6 +142,9 @@ final class ValidationRecorder: @unchecked Sendable {
         var keptFailures: [ResolutionError] = []
         /// `.weak` registrations whose factory made a value type, with that type.
         var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
+        /// `resolveAll` calls that found registrations of their type, all taking an argument: an empty list. By the
+        /// type asked for, with the registration whose factory asked (`nil` outside any) and those left out.
+        var resolveAllsOfArgumentsOnly: [(type: String, asker: EntryBase?, leftOut: [EntryBase])] = []
         /// Lazy wrappers' dependencies not checked yet.
         var lazyChecks: [LazyCheck] = []
         var lazyCheckKeys: Set<String> = []
@@ -228,6 +231,15 @@ final class ValidationRecorder: @unchecked Sendable {
         state.withLock { state in
             if !state.weakValueTypes.contains(where: { $0.entry === entry }) {
                 state.weakValueTypes.append((entry, type))
+            }
+        }
+    }
+
+    /// A `resolveAll` of `type` found only registrations that take an argument, and returned none of them.
+    func recordResolveAllOfArgumentsOnly(_ type: String, asker: EntryBase?, leftOut: [EntryBase]) {
+        state.withLock { state in
+            if !state.resolveAllsOfArgumentsOnly.contains(where: { $0.type == type && $0.asker === asker }) {
+                state.resolveAllsOfArgumentsOnly.append((type, asker, leftOut))
             }
         }
     }

@@ -271,6 +271,35 @@ struct ProblemCollector {
         }
     }
 
+    /// `resolveAll` calls that return an empty list although their type is registered: every registration of it
+    /// takes a runtime argument, which `resolveAll` has none to give.
+    mutating func addResolveAllsOfArgumentsOnly(in seen: ValidationRecorder.State) {
+        for (type, asker, leftOut) in seen.resolveAllsOfArgumentsOnly {
+            let registered = leftOut.map { "\($0.label) at \($0.location)" }.joined(separator: "; ")
+            let by = asker.map { "\($0.label)'s resolveAll(\(type).self)" } ?? "resolveAll(\(type).self)"
+            add(
+                ValidationProblem(
+                    severity: .warning,
+                    kind: .invalidRegistration,
+                    service: asker?.label ?? type,
+                    location: asker?.location ?? leftOut[0].location,
+                    message: """
+                        \(by) gets an empty list: every registration of \(type) takes a runtime argument, and \
+                        resolveAll leaves those out, having no argument to give them.
+                        """,
+                    details: [
+                        "left out: \(registered)",
+                        """
+                        fix: register the plugins without an argument (pass what they need through other \
+                        registrations), or resolve each with resolve(\(type).self, name:, argument:) where its \
+                        argument is known.
+                        """,
+                    ]
+                )
+            )
+        }
+    }
+
     /// A `@WeakInjected` property whose service is `.transient` or `.graph`: its first read builds a new instance that
     /// nothing else holds, so the property is `nil` at once.
     mutating func addWeakPropertyOfANewInstance(_ site: PropertySite, through container: DIContainer) {
