@@ -753,7 +753,10 @@ struct ValidationTrustTests {
 
     @Test func aConformerThatAlreadyImplementsTheProtocolUnderANameIsNotToldToAddImplements() throws {
         let container = DIContainer()
-        container.register(LivePricing.self) { LivePricing() }.scope(.singleton).implements(PricingService.self, name: "live")
+        container.register(LivePricing.self) { LivePricing() }.scope(.singleton).implements(
+            PricingService.self,
+            name: "live"
+        )
 
         let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(PricingService.self) }
 

@@ -399,12 +399,12 @@ extension ResolutionContext {
                 factory, which only an async resolve builds.
                 """
             }
-            ?? """
-            break the cycle: let one side hold the other with @LazyInjected (that side with a caching scope such as \
-            .singleton: a lazy read is a resolution of its own), or get the other in resolveProperties instead of \
-            its factory on every side of the cycle (a factory that asks, through the cycle, for an instance whose \
-            own factory is still running always fails).
-            """
+                ?? """
+                break the cycle: let one side hold the other with @LazyInjected (that side with a caching scope such as \
+                .singleton: a lazy read is a resolution of its own), or get the other in resolveProperties instead of \
+                its factory on every side of the cycle (a factory that asks, through the cycle, for an instance whose \
+                own factory is still running always fails).
+                """
         if index == frames.count - 1, let overlay, overlay.registers(entry) {
             // `$0.register(API.self) { r in Spy(inner: try r.resolve(API.self)) }`: the override hides the real one.
             let request = Self.spelled(entry)
