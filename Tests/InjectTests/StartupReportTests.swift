@@ -43,6 +43,23 @@ struct StartupReportTests {
         )
     }
 
+    @Test func aWarmUpThatWaitedForBuildsMadeElsewhereDoesNotBlameItsOwnChain() throws {
+        // A child's warm-up that waited 40 ms for the parent's Database, which the parent's warm-up was building.
+        let report = StartupReport(
+            builds: [build("UserSession", 0.03), build("NotesRepository", 0.04), build("SearchIndex", 0.03)],
+            wallSeconds: 0.0408,
+            serialSeconds: 0.0001,
+            criticalPath: ["UserSession", "NotesRepository", "SearchIndex"],
+            failures: []
+        )
+
+        let summary = try #require(report.description.split(separator: "\n").first)
+
+        #expect(summary.contains("no faster: most of the wall time went outside these builds"), "\(report)")
+        #expect(summary.contains("waiting for a build that another warmUp() or a resolve was making"), "\(report)")
+        #expect(!report.description.contains("each build waited for the one before it"), "\(report)")
+    }
+
     @Test func aWarmUpBoundedByItsCriticalPathHasNoNoteAboutThreads() {
         let report = StartupReport(
             builds: [build("Keychain", 3.0), build("Database", 8.2), build("RemoteConfig", 10.2)],

@@ -724,7 +724,7 @@ extension WarmUpTests {
         let summary = try #require(error.report.description.split(separator: "\n").first.map(String.init))
         #expect(summary.hasPrefix("warm-up: 2 builds in "), "\(error)")
         #expect(summary.hasSuffix("counting only the builds that succeeded: the failed ones (below) took time too"))
-        #expect(!error.description.contains("outside the builds"), "\(error)")
+        #expect(!error.description.contains("outside these builds"), "\(error)")
     }
 
     @Test func aSingleBuildIsNotComparedWithItselfOneByOne() async throws {
