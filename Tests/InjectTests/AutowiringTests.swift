@@ -209,7 +209,7 @@ struct AutowiringTests {
         #expect(error.path == ["RetryingLoader", "Int"])
         #expect(
             error.description.contains(
-                "RetryingLoader is registered with register(autowired:), which resolves every parameter of the initializer by its type, unnamed: one of them is Int."
+                "RetryingLoader is registered with register(autowired:), which resolves every parameter of the initializer by its type, unnamed, those with a default value too (a reference to an initializer does not carry its defaults): one of them is Int."
             ),
             "\(error)"
         )

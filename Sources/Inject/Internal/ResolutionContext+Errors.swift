@@ -102,7 +102,8 @@ extension ResolutionContext {
             details.append(
                 """
                 \(asker) is registered with register(autowired:), which resolves every parameter of the initializer \
-                by its type, unnamed: one of them is \(label).
+                by its type, unnamed, those with a default value too (a reference to an initializer does not carry \
+                its defaults): one of them is \(label).
                 """
             )
             let (registered, made) = Self.handWritten(frame.entry)
