@@ -270,7 +270,7 @@ extension DIContainer {
             // A parent's registration that a container nearer the validated one replaces is no entry point: a
             // resolve through the validated container never starts at it. Built only if something reaches it (a
             // parent's singleton resolves through its own container), as that build.
-            if isShadowed(entry, in: owner) {
+            if isShadowed(entry) {
                 return false
             }
             if let skipped = ProblemCollector.notBuilt(
@@ -285,15 +285,11 @@ extension DIContainer {
             return true
         }
 
-        /// Whether a container nearer the validated one than `owner` registers `entry`'s key again: then no resolve
-        /// through the validated container starts at `entry`.
-        private func isShadowed(_ entry: EntryBase, in owner: DIContainer) -> Bool {
-            let thread = ResolutionContext.currentPointer
-            for container in containers {
-                if container === owner { return false }
-                if container.table.find(entry.key)?.visible(to: thread) != nil { return true }
-            }
-            return false
+        /// Whether a resolve of `entry`'s key through the validated container finds another registration: a nearer
+        /// container's, or a test override's (one of a parent wins over a child's own registrations too). No resolve
+        /// through the validated container starts at `entry` then.
+        private func isShadowed(_ entry: EntryBase) -> Bool {
+            containers[0].findSeeingOverrides(entry.key)?.entry !== entry
         }
 
         mutating func checkLazyDependencies() {

@@ -1384,4 +1384,23 @@ struct ValidationUnderOverrideTests {
         #expect(realRuns.value == 1)
         #expect(report.checkedCount == 1, "\(report)")
     }
+
+    @Test func anOverrideOfAParentThatReplacesAChildsOwnRegistrationIsCheckedWhenTheChildIsValidated() throws {
+        let app = DIContainer()
+        let session = app.makeChild()
+        session.register(Cart.self) { Cart() }
+
+        let report = withOverrides(in: app) {
+            $0.register(Cart.self) { r in
+                _ = try r.resolve(Ledger.self)  // registered nowhere
+                return Cart()
+            }
+        } operation: {
+            session.validationReport()
+        }
+
+        let problem = try onlyProblem(ofKind: .missingRegistration, in: report)
+        #expect(problem.description.contains("path: Cart -> Ledger"), "\(problem)")
+        #expect(report.checkedCount == 1, "\(report)")
+    }
 }
