@@ -151,27 +151,32 @@ public struct StartupReport: CustomStringConvertible, Sendable {
 
     /// Why a warm-up was no faster than its builds one by one, from what the report knows.
     private func noGain(pathSeconds: Double) -> String {
-        // Well over every build's time put together: neither a chain nor short builds explain it.
-        if wallSeconds > serialSeconds * 1.5, wallSeconds - serialSeconds >= 0.005 {
-            // The one-by-one time counts only the builds that succeeded.
-            if !failures.isEmpty {
-                return "no faster, counting only the builds that succeeded: the failed ones (below) took time too"
-            }
-            return """
-                no faster: most of the wall time went outside these builds (waiting for a build that another \
-                warmUp() or a resolve was making, which this report does not count, onBuild observers, hops to the \
-                main actor, or a busy machine)
-                """
-        }
         // Only when the critical path is listed below (it rounds to more than 0.0 ms).
-        if pathSeconds >= 0.000_05, pathSeconds >= serialSeconds * 0.9 {
-            if criticalPath.count == 1 {
-                return "no faster: one build, \(criticalPath[0]), took nearly all of the time"
-            }
-            return "no faster: each build waited for the one before it (the critical path below)"
+        let chain: String? =
+            pathSeconds >= 0.000_05 && pathSeconds >= serialSeconds * 0.9
+            ? (criticalPath.count == 1
+                ? "no faster: one build, \(criticalPath[0]), took nearly all of the time"
+                : "no faster: each build waited for the one before it (the critical path below)")
+            : nil
+        // Well over every build's time put together: something besides the builds took the rest.
+        guard wallSeconds > serialSeconds * 1.5, wallSeconds - serialSeconds >= 0.005 else {
+            // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
+            return chain ?? "no faster, too little to build in parallel"
         }
-        // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
-        return "no faster, too little to build in parallel"
+        // The one-by-one time counts only the builds that succeeded.
+        if !failures.isEmpty {
+            return "no faster, counting only the builds that succeeded: the failed ones (below) took time too"
+        }
+        let outside = """
+            most of the wall time went outside these builds (waiting for a build that another warmUp() or a resolve \
+            was making, which this report does not count, onBuild observers, hops to the main actor, or a busy \
+            machine)
+            """
+        // A chain of a few milliseconds explains little beside that: only a longer one is named with it.
+        if let chain, pathSeconds >= 0.005 {
+            return "\(chain); and \(outside)"
+        }
+        return "no faster: \(outside)"
     }
 
     /// `2.5`, one decimal, without Foundation.

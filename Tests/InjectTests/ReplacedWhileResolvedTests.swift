@@ -98,6 +98,36 @@ struct ReplacedWhileResolvedTests {
         #expect(handlers.last?.store.home == "child", "a transient resolved through the child takes the child's Store")
     }
 
+    @Test(arguments: [false, true])
+    func aGraphServiceReplacedDuringAResolveIsStillOneInstanceInThatResolve(withArgument: Bool) {
+        // Another thread replaces Store between the handler's two requests for it: one resolve, one Store.
+        let container = DIContainer()
+        if withArgument {
+            container.register(Store.self) { (_: DIResolver, home: String) in Store(home: home) }.scope(.graph)
+        } else {
+            container.register(Store.self) { Store(home: "first") }
+        }
+        container.register(Handler.self) { r in
+            let first: Store = withArgument ? try r.resolve(argument: "first") : try r.resolve()
+            DispatchQueue.global().sync {
+                if withArgument {
+                    container.register(Store.self) { (_: DIResolver, _: String) in Store(home: "replacement") }
+                        .scope(.graph)
+                } else {
+                    container.register(Store.self) { Store(home: "replacement") }
+                }
+            }
+            let second: Store = withArgument ? try r.resolve(argument: "first") : try r.resolve()
+            #expect(first === second, "one .graph Store per top-level resolve")
+            return Handler(version: 1, store: first)
+        }
+
+        _ = container.resolve(Handler.self)
+
+        let next = withArgument ? container.resolve(Store.self, argument: "first") : container.resolve(Store.self)
+        #expect(next.home == "replacement", "the next resolve gets the replacement")
+    }
+
     @Test func aSingletonNeverBuiltAndReplacedByAScopedOneIsNotBuiltByTheOldFactory() {
         let (handlers, child) = handlersAfterAReplacement(oldScope: .singleton, newScope: .scoped, builtBefore: false)
 

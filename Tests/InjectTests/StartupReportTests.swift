@@ -60,6 +60,25 @@ struct StartupReportTests {
         #expect(!report.description.contains("each build waited for the one before it"), "\(report)")
     }
 
+    @Test func aChainOnABusyMachineIsNamedWithWhereTheRestOfTheTimeWent() throws {
+        let report = StartupReport(
+            builds: [build("Config", 300), build("FeatureFlags", 370)],
+            wallSeconds: 12.7,
+            serialSeconds: 0.67,
+            criticalPath: ["Config", "FeatureFlags"],
+            failures: []
+        )
+
+        let summary = try #require(report.description.split(separator: "\n").first)
+
+        #expect(
+            summary.hasSuffix(
+                "no faster: each build waited for the one before it (the critical path below); and most of the wall time went outside these builds (waiting for a build that another warmUp() or a resolve was making, which this report does not count, onBuild observers, hops to the main actor, or a busy machine)"
+            ),
+            "\(report)"
+        )
+    }
+
     @Test func aWarmUpBoundedByItsCriticalPathHasNoNoteAboutThreads() {
         let report = StartupReport(
             builds: [build("Keychain", 3.0), build("Database", 8.2), build("RemoteConfig", 10.2)],

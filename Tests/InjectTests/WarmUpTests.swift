@@ -705,7 +705,8 @@ extension WarmUpTests {
         let report = try await container.warmUp()
 
         let summary = try #require(report.description.split(separator: "\n").first.map(String.init))
-        #expect(summary.hasSuffix("no faster: one build, Config, took nearly all of the time"), "\(report)")
+        // On a busy machine, the line goes on to say where the rest of the wall time went.
+        #expect(summary.contains("no faster: one build, Config, took nearly all of the time"), "\(report)")
     }
 
     @Test func timeSpentInBuildsThatFailedIsNotBlamedOnWhatIsOutsideTheBuilds() async throws {
@@ -779,7 +780,8 @@ extension WarmUpTests {
         let report = try await container.warmUp()
 
         let summary = try #require(report.description.split(separator: "\n").first.map(String.init))
-        #expect(summary.hasSuffix("no faster: each build waited for the one before it (the critical path below)"))
+        // On a busy machine, the line goes on to say where the rest of the wall time went.
+        #expect(summary.contains("no faster: each build waited for the one before it (the critical path below)"))
     }
 }
 

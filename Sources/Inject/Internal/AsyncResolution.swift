@@ -45,7 +45,7 @@ final class AsyncResolution: @unchecked Sendable {
 
     /// The gate of `entry`'s graph-scope instance in `home` for this resolution.
     func graphSlot<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> InstanceSlot<T> {
-        let key = ResolutionContext.GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
+        let key = ResolutionContext.GraphKey(entry, in: home)
         return state.withLock { state in
             if let slot = state.graph[key] {
                 return unsafeDowncast(slot, to: InstanceSlot<T>.self)
@@ -58,7 +58,7 @@ final class AsyncResolution: @unchecked Sendable {
 
     /// The per-argument-value graph-scope instances of `entry` in `home` for this resolution.
     func graphArgumentCache<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> ArgumentCache<T> {
-        let key = ResolutionContext.GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
+        let key = ResolutionContext.GraphKey(entry, in: home, perArgument: true)
         return state.withLock { state in
             if let cache = state.graph[key] {
                 return unsafeDowncast(cache, to: ArgumentCache<T>.self)

@@ -228,7 +228,7 @@ extension ResolutionContext {
             if let resolution = asyncResolution {
                 return try fill(resolution.graphSlot(for: entry, home: home, code), entry, in: home, code, argument)
             }
-            let key = GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
+            let key = GraphKey(entry, in: home)
             if let box = graph[key] {
                 return unsafeDowncast(box, to: Box<T>.self).value
             }
@@ -311,7 +311,7 @@ extension ResolutionContext {
         case .graph where overlay?.recorder == nil && asyncResolution != nil:
             cache = asyncResolution.unsafelyUnwrapped.graphArgumentCache(for: entry, home: home, code)
         case .graph where overlay?.recorder == nil:
-            let graphKey = GraphKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(home))
+            let graphKey = GraphKey(entry, in: home, perArgument: true)
             let values = graph[graphKey].map { unsafeDowncast($0, to: ArgumentGraph<T>.self) } ?? ArgumentGraph<T>()
             graph[graphKey] = values
             if let value = values.values[key] {

@@ -36,13 +36,27 @@ final class ResolutionContext {
         var tainted = false
     }
 
+    /// Where a resolution keeps a graph-scope instance: by the registration's type and name, not by the
+    /// registration itself, so that one replaced while the resolution runs (by another thread) does not give it a
+    /// second instance of the same service. An argument registration's values are kept apart from a plain one's, as
+    /// a replacement may add or drop the argument.
     struct GraphKey: Hashable {
-        let entry: ObjectIdentifier
+        let key: Key
         let container: ObjectIdentifier
+        let perArgument: Bool
 
-        /// One word for the hasher, rather than one per identity.
+        init(_ entry: EntryBase, in container: DIContainer, perArgument: Bool = false) {
+            key = entry.key
+            self.container = ObjectIdentifier(container)
+            self.perArgument = perArgument
+        }
+
+        /// One word for the hasher, rather than one per field.
         func hash(into hasher: inout Hasher) {
-            hasher.combine((UInt(bitPattern: entry) &* 0x9E37_79B9_7F4A_7C15) ^ UInt(bitPattern: container))
+            hasher.combine(
+                (UInt(bitPattern: key.type) &* 0x9E37_79B9_7F4A_7C15) ^ UInt(bitPattern: container)
+                    ^ (UInt(bitPattern: key.name) &* 0xBF58_476D_1CE4_E5B9) ^ (perArgument ? 1 : 0)
+            )
         }
     }
 
