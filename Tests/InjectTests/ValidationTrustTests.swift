@@ -526,6 +526,19 @@ struct ValidationTrustTests {
         #expect(holder.ledger.holder !== holder, "what the warning says happens")
     }
 
+    @Test func aLazyCycleToASharedServiceDoesNotOfferResolvePropertiesWhichCannotHelp() throws {
+        // One singleton ledger for every holder: it can hold only one of them, however it gets it.
+        let container = DIContainer()
+        container.register(LedgerHolder.self) { LedgerHolder() }
+        container.register(HeldLedger.self) { r in HeldLedger(holder: try r.resolve()) }.scope(.singleton)
+
+        let report = container.validationReport()
+
+        let warning = try onlyProblem(ofKind: .cycle, in: report)
+        #expect(warning.description.contains("one HeldLedger serves every LedgerHolder"), "\(warning)")
+        #expect(!warning.description.contains("resolveProperties"), "\(warning)")
+    }
+
     @Test func aLazyWrapperClosingACycleToASingletonHolderGetsThatHolderAndIsValid() {
         let container = DIContainer()
         container.register(LedgerHolder.self) { LedgerHolder() }.scope(.singleton)
@@ -1262,6 +1275,26 @@ struct ValidationQuietnessTests {
             try await container.resolveAsync(SyncEngine.self)
         }
         #expect(error.description.contains("Database"))
+    }
+
+    @Test func aMixedCycleThroughAnAsyncFactoryIsNotToldToUseResolveProperties() async throws {
+        // Database awaits its engine; the engine's resolveProperties reads Database back, synchronously.
+        let container = DIContainer()
+        container.register { r async throws -> Database in
+            _ = try await r.resolveAsync(SyncEngine.self)
+            return Database()
+        }
+        .scope(.singleton)
+        container.register { SyncEngine() }.scope(.singleton)
+            .resolveProperties { r, engine in engine.database = try r.resolve() }
+
+        let report = await container.validationReportAsync()
+
+        let errors = report.errors.map(\.description).joined(separator: "\n")
+        #expect(!report.isValid, "\(report)")
+        #expect(errors.contains("resolveProperties cannot close this one: it runs synchronously"), "\(report)")
+        #expect(!errors.contains("make every step of the cycle a resolveProperties step"), "\(report)")
+        #expect(!errors.contains("or get the other in resolveProperties"), "\(report)")
     }
 
     @Test func theSameCycleWithTheAsyncServiceEagerIsValidAndWarmUpBuildsIt() async throws {

@@ -537,9 +537,11 @@ extension ResolutionContext {
                 \(entry.label), registered at \(entry.location), is read synchronously by \(reader), which its own \
                 build needs: it is never built before this read, whatever builds it first.
                 """
+            // A resolveProperties read is synchronous too: only a lazy read, after both are built, waits.
             fix = """
-                break the cycle: let one side hold the other with @LazyInjected, or get the other in \
-                resolveProperties instead of its factory.
+                break the cycle: let one side hold the other with @LazyInjected, read after both are built (that \
+                side with a caching scope such as .singleton). resolveProperties cannot close this one: it runs \
+                synchronously, and \(entry.label) has an async factory, which only an async resolve builds.
                 """
         case .scopedInRoot:
             headline = """

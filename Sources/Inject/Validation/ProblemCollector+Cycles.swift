@@ -70,13 +70,25 @@ extension ProblemCollector {
             "\(graph.entries[$0].label) at \(graph.entries[$0].location)"
         }
         details.append("registered: \(registered.joined(separator: "; "))")
-        details.append(
-            """
-            fix: make every step of the cycle a resolveProperties step (here: get \(labels[1]) in \(entryLabel)'s \
-            resolveProperties instead of its factory), or let one side hold the other with @LazyInjected (that side \
-            with a caching scope such as .singleton: a lazy read is a resolution of its own).
-            """
-        )
+        // resolveProperties runs synchronously: it cannot build an async registration, so it closes no cycle that
+        // has one.
+        if let asyncMember = cycle.lazy.map({ graph.entries[$0] }).first(where: \.isAsync) {
+            details.append(
+                """
+                fix: let one side hold the other with @LazyInjected, read after both are built (that side with a \
+                caching scope such as .singleton). resolveProperties cannot close this one: it runs synchronously, \
+                and \(asyncMember.label) has an async factory, which only an async resolve builds.
+                """
+            )
+        } else {
+            details.append(
+                """
+                fix: make every step of the cycle a resolveProperties step (here: get \(labels[1]) in \(entryLabel)'s \
+                resolveProperties instead of its factory), or let one side hold the other with @LazyInjected (that \
+                side with a caching scope such as .singleton: a lazy read is a resolution of its own).
+                """
+            )
+        }
         let closedBy = closers.isEmpty ? "" : " (\(closers.joined(separator: ", ")))"
         add(
             ValidationProblem(
@@ -129,16 +141,31 @@ extension ProblemCollector {
                             """,
                         details: [
                             "path: \(holder.label) -> \(route) (the first step on first read)",
-                            """
-                            fix: give \(holder.label) a caching scope (.singleton, .cached or .scoped), so that the \
-                            lazy read finds this one, or get \(read.label) in \(holder.label)'s resolveProperties \
-                            instead (one resolution, in which \(read.label) gets this \(holder.label)).
-                            """,
+                            Self.lazyCycleFix(holder: holder, read: read),
                         ]
                     )
                 )
             }
         }
+    }
+}
+
+extension ProblemCollector {
+    /// The fix for a lazy wrapper of `read` that closes a cycle back to `holder`, which does not cache.
+    fileprivate static func lazyCycleFix(holder: EntryBase, read: EntryBase) -> String {
+        guard read.scope == .graph || read.scope == .transient else {
+            // One `read` for every holder: it can hold only one of them, whatever builds it.
+            return """
+                fix: give \(holder.label) a caching scope that lives as long as \(read.label)'s \(read.scope) (one \
+                \(holder.label) for each \(read.label)): one \(read.label) serves every \(holder.label), so it can hold \
+                only one of them, never each one that reads it.
+                """
+        }
+        return """
+            fix: give \(holder.label) a caching scope (.singleton, .cached or .scoped), so that the lazy read finds \
+            this one, or get \(read.label) in \(holder.label)'s resolveProperties instead (one resolution, in which \
+            \(read.label) gets this \(holder.label)).
+            """
     }
 }
 
