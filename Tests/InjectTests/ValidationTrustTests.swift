@@ -1312,6 +1312,43 @@ struct ValidationQuietnessTests {
         #expect(engine.database === container.resolve(Database.self))
     }
 
+    @Test func aReadOfAnAsyncServiceThatAnEagerServiceAwaitsIsValidSinceWarmUpBuildsItToo() async throws {
+        // Ledger is not eager, but Catalogue is and awaits it: warmUp() builds both, before the later reads.
+        let container = DIContainer()
+        container.register(LazyBox<Ledger>.self) { LazyBox<Ledger>() }.scope(.singleton)
+        container.register { r in Accounts(ledger: try r.resolve()) }
+        container.register { () async -> Ledger in Ledger() }.scope(.singleton)
+        container.register { r async throws -> Catalogue in
+            _ = try await r.resolveAsync(Ledger.self)
+            return Catalogue()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        let startup = try await container.warmUp()
+        #expect(startup.builds.map(\.service).sorted() == ["Catalogue", "Ledger"])
+        #expect(container.resolve(LazyBox<Ledger>.self).dependency === container.resolve(Accounts.self).ledger)
+    }
+
+    @Test func aLazyReadOfWhatItsHoldersOwnAsyncFactoryAwaitedIsValid() async throws {
+        // The holder exists only once its factory awaited Ledger: its lazy read comes after Ledger was built.
+        let container = DIContainer()
+        container.register { () async -> Ledger in Ledger() }.scope(.singleton)
+        container.register { r async throws -> LazyBox<Ledger> in
+            _ = try await r.resolveAsync(Ledger.self)
+            return LazyBox<Ledger>()
+        }
+        .scope(.singleton)
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        let holder = try await container.resolveAsync(LazyBox<Ledger>.self)
+        #expect(holder.dependency === container.resolve(Ledger.self))
+    }
+
     @Test(arguments: [false, true])
     func aLazyReadOfAnEagerAsyncServiceHeldByAnAsyncOneIsValidWhateverTheOrder(holderFirst: Bool) async throws {
         // The lazy property is read after warmUp() built the eager service, whichever async registration validation

@@ -568,7 +568,8 @@ extension ResolutionContext {
         case .notEager where caches:
             headline = """
                 \(entry.label), registered at \(entry.location), is read synchronously, but it has an async factory \
-                and nothing builds it first: it is not .eager(), so warmUp() does not build it.
+                and nothing builds it first: it is not .eager(), and no eager service's build asks for it, so \
+                warmUp() does not build it.
                 """
             fix = """
                 mark its registration .eager() and call try await warmUp() at start-up, or read it with \

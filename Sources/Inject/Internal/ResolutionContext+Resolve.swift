@@ -339,7 +339,10 @@ extension ResolutionContext {
     private func noteSynchronousReadOfAsyncBuildInProgress(_ entry: EntryBase, in home: DIContainer, code: Int) {
         guard let reason = whyWarmUpDoesNotBuild(entry, in: home, code: code), let recorder = overlay?.recorder
         else { return }
-        recorder.recordFailure(notBuiltYet(entry, code: code, because: reason))
+        recorder.recordFailure(
+            notBuiltYet(entry, code: code, because: reason),
+            unlessWarmUpBuilds: reason == .notEager ? entry : nil
+        )
     }
 
     /// Whether `entry` is registered outside what this validation builds: in a container that is neither the
@@ -392,12 +395,18 @@ extension ResolutionContext {
                 let error = notBuiltYet(entry, code: code, because: reason)
                 if frames.isEmpty {
                     // Asked outside any factory (a property wrapper of a screen given to `building:`, a lazy
-                    // wrapper's check): thrown, so that the wrapper reports it at its declaration.
-                    throw error
+                    // wrapper's check), after every async registration was built: thrown, so that the wrapper reports
+                    // it at its declaration, unless warmUp() (or, for a lazy read, its holder's own build) builds it
+                    // first after all.
+                    let lazyHolder = topLevelOrigin.flatMap { $0.kind.isOnFirstRead ? $0.source : nil }
+                    guard reason == .notEager, recorder.isBuiltBeforeLaterReads(entry, lazyHolder: lazyHolder) else {
+                        throw error
+                    }
+                } else {
+                    // Reported, and validation goes on with the instance this validation built, if there is one.
+                    recorder.recordFailure(error, unlessWarmUpBuilds: reason == .notEager ? entry : nil)
+                    reported = error
                 }
-                // Reported, and validation goes on with the instance this validation built, if there is one.
-                recorder.recordFailure(error)
-                reported = error
             }
         }
         let slot: InstanceSlot<T>?

@@ -140,6 +140,10 @@ final class ValidationRecorder: @unchecked Sendable {
         /// Failures recorded instead of thrown, so that validation goes on: property wrappers' (each naming the
         /// property), and synchronous reads of async registrations that nothing builds first.
         var keptFailures: [ResolutionError] = []
+        /// Kept failures of a synchronous read of an async registration that is not `.eager()`, by index, with that
+        /// registration: dropped from the report when an eager registration's build asked for it, as `warmUp()`
+        /// then builds it too (which validation knows only once everything is built).
+        var keptUnlessBuiltByWarmUp: [Int: ObjectIdentifier] = [:]
         /// `.weak` registrations whose factory made a value type, with that type.
         var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
         /// `resolveAll` calls that found registrations of their type, all taking an argument: an empty list. By the
@@ -246,8 +250,37 @@ final class ValidationRecorder: @unchecked Sendable {
 
     /// A failure kept instead of thrown, so that validation goes on: a property wrapper that could not resolve its
     /// service, or a synchronous read of an async registration that nothing builds first.
-    func recordFailure(_ error: ResolutionError) {
-        state.withLock { $0.keptFailures.append(error) }
+    ///
+    /// - Parameter entry: For a read of an async registration that is not eager: the failure is dropped if an
+    ///   eager registration's build turns out to ask for it (see ``State/keptUnlessBuiltByWarmUp``).
+    func recordFailure(_ error: ResolutionError, unlessWarmUpBuilds entry: EntryBase? = nil) {
+        state.withLock { state in
+            if let entry {
+                state.keptUnlessBuiltByWarmUp[state.keptFailures.count] = ObjectIdentifier(entry)
+            }
+            state.keptFailures.append(error)
+        }
+    }
+
+    /// Whether something builds `entry` before a synchronous read that comes after `warmUp()`: it is eager; or it
+    /// caches and what an eager registration's build asked for (awaited or not, through any chain of requests but
+    /// lazy reads) reaches it, or, for a lazy read by `holder`, `holder`'s own build needed it, so it was built
+    /// before `holder` existed.
+    func isBuiltBeforeLaterReads(_ entry: EntryBase, lazyHolder holder: Source? = nil) -> Bool {
+        if entry.isEager { return true }
+        // A .graph or .transient instance warmUp() built is not the one a later read gets.
+        guard entry.scope != .graph && entry.scope != .transient else { return false }
+        return state.withLock { state in
+            let entriesByID = state.entriesByID
+            var seeds = state.sources.filter { source in
+                guard case .node(let node) = source else { return false }
+                return entriesByID[node.entry]?.isEager == true
+            }
+            if let holder {
+                seeds.append(holder)
+            }
+            return state.reaches(ObjectIdentifier(entry), from: seeds)
+        }
     }
 
     /// How many failures were kept so far.
@@ -366,6 +399,46 @@ final class ValidationRecorder: @unchecked Sendable {
 }
 
 extension ValidationRecorder.State {
+    /// Whether a build of the registration `entry` is reached from `seeds` through requests other than lazy reads.
+    func reaches(_ entry: ObjectIdentifier, from seeds: [ValidationRecorder.Source]) -> Bool {
+        var visited = Set(seeds)
+        var pending = seeds
+        while let source = pending.popLast() {
+            for edge in dependencies[source] ?? [] where !edge.kind.isOnFirstRead {
+                guard case .node(let target) = edge.to else { continue }
+                if target.entry == entry { return true }
+                if visited.insert(.node(target)).inserted {
+                    pending.append(.node(target))
+                }
+            }
+        }
+        return false
+    }
+
+    /// The registrations `warmUp()` builds and keeps, for later reads: the eager ones and every build their own
+    /// builds ask for, but those of a scope that does not cache.
+    var builtByWarmUp: Set<ObjectIdentifier> {
+        let entriesByID = entriesByID
+        let eager = Set(entries.filter(\.isEager).map(ObjectIdentifier.init))
+        var visited: Set<ValidationRecorder.Source> = []
+        var pending = sources.filter { source in
+            guard case .node(let node) = source else { return false }
+            return eager.contains(node.entry)
+        }
+        var built = eager
+        while let source = pending.popLast() {
+            guard visited.insert(source).inserted else { continue }
+            for edge in dependencies[source] ?? [] where !edge.kind.isOnFirstRead {
+                guard case .node(let target) = edge.to else { continue }
+                if let scope = entriesByID[target.entry]?.scope, scope != .graph, scope != .transient {
+                    built.insert(target.entry)
+                }
+                pending.append(.node(target))
+            }
+        }
+        return built
+    }
+
     fileprivate mutating func see(_ entry: EntryBase, _ home: DIContainer) {
         if seenEntries.insert(ObjectIdentifier(entry)).inserted {
             entries.append(entry)

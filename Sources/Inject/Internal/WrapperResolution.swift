@@ -148,13 +148,24 @@ enum WrapperResolution {
             Unmanaged<ResolutionContext>.fromOpaque($0).takeUnretainedValue()
         }
         // As an error names the build under way: its factory, or its resolveProperties once the factory returned.
-        let holder = context?.frames.last.map { frame in
+        // A synchronous one on this thread, else an async factory running on this task.
+        let holder: String?
+        let source: ValidationRecorder.Source?
+        if let frame = context?.frames.last {
             let closure = frame.inProgress == nil ? "factory" : "resolveProperties closure"
-            return "\(frame.entry.label)'s \(closure), registered at \(frame.entry.location)"
+            holder = "\(frame.entry.label)'s \(closure), registered at \(frame.entry.location)"
+            source = context?.recordSource
+        } else if let frame = AsyncFrame.currentIfAny {
+            let closure = frame.instanceInProgress == nil ? "factory" : "resolveProperties closure"
+            holder = "\(frame.entry.label)'s \(closure), registered at \(frame.entry.location)"
+            source = frame.recordSource
+        } else {
+            holder = nil
+            source = context?.recordSource
         }
         recorder.recordLazyCheck(
             ValidationRecorder.LazyCheck(
-                source: context?.recordSource,
+                source: source,
                 site: site,
                 initialisedBy: holder,
                 container: container

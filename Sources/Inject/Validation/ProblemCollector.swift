@@ -44,7 +44,11 @@ struct ProblemCollector {
     /// The failures recorded instead of thrown: property wrappers' (reported at the property's declaration when the
     /// property's own request failed), and synchronous reads of async registrations nothing builds first.
     mutating func addKeptFailures(in seen: ValidationRecorder.State) {
-        for error in seen.keptFailures {
+        let builtByWarmUp = seen.keptUnlessBuiltByWarmUp.isEmpty ? [] : seen.builtByWarmUp
+        for (index, error) in seen.keptFailures.enumerated() {
+            if let entry = seen.keptUnlessBuiltByWarmUp[index], builtByWarmUp.contains(entry) {
+                continue
+            }
             add(error, at: error.registration ?? "")
         }
     }
