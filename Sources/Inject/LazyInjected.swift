@@ -101,7 +101,9 @@ final class LazyInjection<Service>: @unchecked Sendable {
                 guard let container = remembered.container else {
                     WrapperResolution.containerReleased(site: site, wasRoot: remembered.isRoot)
                 }
-                return try container.resolveThrowing(Service.self, name: name)
+                return try WrapperResolution.readLazily(site) {
+                    try container.resolveThrowing(Service.self, name: name)
+                }
             }
         } catch {
             WrapperResolution.trap(error, site: site)

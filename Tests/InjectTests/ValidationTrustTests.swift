@@ -828,6 +828,13 @@ private final class LazyBox<Dependency>: @unchecked Sendable {
     @LazyInjected var dependency: Dependency
 }
 
+/// Reads its box's lazy ledger while it is built.
+private final class LedgerLauncher: Sendable {
+    init(box: LazyBox<Ledger>) {
+        _ = box.dependency
+    }
+}
+
 /// A lazy property whose name is only known in `init`.
 private final class NamedLazyBox: @unchecked Sendable {
     // @unchecked: set once, in init.
@@ -1330,6 +1337,35 @@ struct ValidationQuietnessTests {
         let startup = try await container.warmUp()
         #expect(startup.builds.map(\.service).sorted() == ["Catalogue", "Ledger"])
         #expect(container.resolve(LazyBox<Ledger>.self).dependency === container.resolve(Accounts.self).ledger)
+    }
+
+    @Test(arguments: [false, true])
+    func aLazyReadInsideABuildThatWarmUpRunsIsAnErrorAsItMayComeFirst(launcherIsEager: Bool) async throws {
+        // warmUp() builds LedgerLauncher and Ledger at the same time: the lazy read in the launcher's factory may
+        // come before Ledger is built, and it traps. Read after warmUp(), by a service it does not build, it works.
+        let container = DIContainer()
+        container.register { () async -> Ledger in Ledger() }.scope(.singleton).eager()
+        container.register { LazyBox<Ledger>() }
+        let launcher = container.register { r in LedgerLauncher(box: try r.resolve()) }.scope(.singleton)
+        if launcherIsEager {
+            launcher.eager()
+        }
+
+        let report = await container.validationReportAsync()
+
+        if launcherIsEager {
+            let error = try #require(report.errors.first, "\(report)")
+            #expect(
+                error.message.contains(
+                    "a @LazyInjected property reads it inside LedgerLauncher's factory, which warmUp() runs"
+                ),
+                "\(error)"
+            )
+            #expect(error.description.contains("the read: @LazyInjected Ledger at"), "\(error)")
+            #expect(error.description.contains("get Ledger with try r.resolve(Ledger.self)"), "\(error)")
+        } else {
+            #expect(report.isValid, "\(report)")
+        }
     }
 
     @Test func aLazyReadOfWhatItsHoldersOwnAsyncFactoryAwaitedIsValid() async throws {

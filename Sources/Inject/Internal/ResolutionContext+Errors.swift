@@ -507,6 +507,9 @@ extension ResolutionContext {
         /// parents (a wrapper's `container:` named another one), whose async registrations this validation does not
         /// build.
         case outsideValidation
+        /// Under `validateAsync()`: a lazy wrapper's first read inside a build that `warmUp()` runs, which may come
+        /// before `warmUp()` built the service, and a lazy read can neither wait for it nor fail the build.
+        case lazyReadDuringWarmUp
     }
 
     /// - Parameter lastFailure: What the last build of the instance threw, when it failed and none has succeeded
@@ -553,6 +556,22 @@ extension ResolutionContext {
             fix = """
                 read it through a child container after that child's warmUp(), or read it with try await \
                 r.\(call) in an async factory.
+                """
+        case .lazyReadDuringWarmUp:
+            let reader =
+                frames.last.map {
+                    "\($0.entry.label)'s \($0.inProgress == nil ? "factory" : "resolveProperties closure")"
+                }
+                ?? "a build"
+            headline = """
+                \(entry.label), registered at \(entry.location), has an async factory, and a @LazyInjected property \
+                reads it inside \(reader), which warmUp() runs: warmUp() may run it before \(entry.label) is built, \
+                and a lazy read can neither wait for an async build nor fail the build to be tried again: it traps.
+                """
+            fix = """
+                in that closure, get \(entry.label) with try r.resolve(\(Self.spelled(entry))) (warmUp() builds a \
+                synchronous factory again once it is built) or with try await r.\(call) in an async factory, or \
+                read the property only after warmUp().
                 """
         case .outsideValidation:
             headline = """

@@ -375,6 +375,7 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         var reported: ResolutionError?
+        var reportedNotEager = false
         var askerResolvedIt = false
         if let recorder = overlay?.recorder {
             // Under validation, judge what run time would give, for every entry point: a synchronous read of an
@@ -406,7 +407,19 @@ extension ResolutionContext {
                     // Reported, and validation goes on with the instance this validation built, if there is one.
                     recorder.recordFailure(error, unlessWarmUpBuilds: reason == .notEager ? entry : nil)
                     reported = error
+                    reportedNotEager = reason == .notEager
                 }
+            }
+            if !askerResolvedIt, let lazy = lazyRead, lazy.depth == frames.count, let reader = frames.last?.entry,
+                reported == nil || reportedNotEager
+            {
+                // A lazy wrapper's first read inside a build: if warmUp() runs that build and builds this service,
+                // the read may come first, and it cannot wait or fail the build to be tried again.
+                let error = notBuiltYet(entry, code: code, because: .lazyReadDuringWarmUp)
+                recorder.recordFailure(
+                    error.adding(detail: "the read: \(lazy.site)"),
+                    ifWarmUpRuns: (reader, entry)
+                )
             }
         }
         let slot: InstanceSlot<T>?

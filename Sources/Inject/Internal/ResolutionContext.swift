@@ -72,6 +72,7 @@ final class ResolutionContext {
     private let overlayStorage: UnsafeMutablePointer<Overlay?>
     private let argumentStorage: UnsafeMutablePointer<ArgumentBox?>
     private let originStorage: UnsafeMutablePointer<Origin?>
+    private let lazyReadStorage: UnsafeMutablePointer<LazyRead?>
     private let eventsStorage: UnsafeMutablePointer<[(event: BuildEvent, home: DIContainer)]>
     private let topStorage: UnsafeMutablePointer<DIContainer?>
     private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
@@ -111,6 +112,19 @@ final class ResolutionContext {
     var topLevelOrigin: Origin? {
         unsafeAddress { UnsafePointer(originStorage) }
         unsafeMutableAddress { originStorage }
+    }
+
+    /// A lazy wrapper's first read made inside a build, under validation: the property, and how many frames were on
+    /// the stack, so that only the read's own request (at that depth) is judged as a lazy read.
+    struct LazyRead {
+        let site: PropertySite
+        let depth: Int
+    }
+
+    /// Set, under validation, while a lazy wrapper read inside a build resolves its service; `nil` otherwise.
+    var lazyRead: LazyRead? {
+        unsafeAddress { UnsafePointer(lazyReadStorage) }
+        unsafeMutableAddress { lazyReadStorage }
     }
 
     /// Takes the argument set for the factory that is running on this thread.
@@ -199,6 +213,8 @@ final class ResolutionContext {
         argumentStorage.initialize(to: nil)
         originStorage = .allocate(capacity: 1)
         originStorage.initialize(to: nil)
+        lazyReadStorage = .allocate(capacity: 1)
+        lazyReadStorage.initialize(to: nil)
         eventsStorage = .allocate(capacity: 1)
         eventsStorage.initialize(to: [])
         topStorage = .allocate(capacity: 1)
@@ -235,6 +251,8 @@ final class ResolutionContext {
         argumentStorage.deallocate()
         originStorage.deinitialize(count: 1)
         originStorage.deallocate()
+        lazyReadStorage.deinitialize(count: 1)
+        lazyReadStorage.deallocate()
         eventsStorage.deinitialize(count: 1)
         eventsStorage.deallocate()
         topStorage.deinitialize(count: 1)

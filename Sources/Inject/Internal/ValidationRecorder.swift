@@ -144,6 +144,10 @@ final class ValidationRecorder: @unchecked Sendable {
         /// registration: dropped from the report when an eager registration's build asked for it, as `warmUp()`
         /// then builds it too (which validation knows only once everything is built).
         var keptUnlessBuiltByWarmUp: [Int: ObjectIdentifier] = [:]
+        /// Kept failures of a lazy read inside a build, by index, with the registration whose build reads and the one
+        /// it reads: reported only when `warmUp()` runs that build and builds what it reads, as the read may then
+        /// come first.
+        var keptIfWarmUpRunsTheRead: [Int: (reader: ObjectIdentifier, read: ObjectIdentifier)] = [:]
         /// `.weak` registrations whose factory made a value type, with that type.
         var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
         /// `resolveAll` calls that found registrations of their type, all taking an argument: an empty list. By the
@@ -251,12 +255,24 @@ final class ValidationRecorder: @unchecked Sendable {
     /// A failure kept instead of thrown, so that validation goes on: a property wrapper that could not resolve its
     /// service, or a synchronous read of an async registration that nothing builds first.
     ///
-    /// - Parameter entry: For a read of an async registration that is not eager: the failure is dropped if an
-    ///   eager registration's build turns out to ask for it (see ``State/keptUnlessBuiltByWarmUp``).
-    func recordFailure(_ error: ResolutionError, unlessWarmUpBuilds entry: EntryBase? = nil) {
+    /// - Parameters:
+    ///   - entry: For a read of an async registration that is not eager: the failure is dropped if an eager
+    ///     registration's build turns out to ask for it (see ``State/keptUnlessBuiltByWarmUp``).
+    ///   - readDuringWarmUp: For a lazy read inside a build: the registration whose build reads, and the one read;
+    ///     the failure is reported only if `warmUp()` runs that build and builds what it reads.
+    func recordFailure(
+        _ error: ResolutionError,
+        unlessWarmUpBuilds entry: EntryBase? = nil,
+        ifWarmUpRuns readDuringWarmUp: (reader: EntryBase, read: EntryBase)? = nil
+    ) {
         state.withLock { state in
             if let entry {
                 state.keptUnlessBuiltByWarmUp[state.keptFailures.count] = ObjectIdentifier(entry)
+            }
+            if let (reader, read) = readDuringWarmUp {
+                state.keptIfWarmUpRunsTheRead[state.keptFailures.count] = (
+                    ObjectIdentifier(reader), ObjectIdentifier(read)
+                )
             }
             state.keptFailures.append(error)
         }
@@ -415,9 +431,19 @@ extension ValidationRecorder.State {
         return false
     }
 
+    /// The registrations `warmUp()` builds, whatever their scope: the eager ones and every build their own builds
+    /// ask for.
+    var runByWarmUp: Set<ObjectIdentifier> {
+        builtByWarmUp(keptOnly: false)
+    }
+
     /// The registrations `warmUp()` builds and keeps, for later reads: the eager ones and every build their own
     /// builds ask for, but those of a scope that does not cache.
     var builtByWarmUp: Set<ObjectIdentifier> {
+        builtByWarmUp(keptOnly: true)
+    }
+
+    private func builtByWarmUp(keptOnly: Bool) -> Set<ObjectIdentifier> {
         let entriesByID = entriesByID
         let eager = Set(entries.filter(\.isEager).map(ObjectIdentifier.init))
         var visited: Set<ValidationRecorder.Source> = []
@@ -430,7 +456,9 @@ extension ValidationRecorder.State {
             guard visited.insert(source).inserted else { continue }
             for edge in dependencies[source] ?? [] where !edge.kind.isOnFirstRead {
                 guard case .node(let target) = edge.to else { continue }
-                if let scope = entriesByID[target.entry]?.scope, scope != .graph, scope != .transient {
+                if !keptOnly {
+                    built.insert(target.entry)
+                } else if let scope = entriesByID[target.entry]?.scope, scope != .graph, scope != .transient {
                     built.insert(target.entry)
                 }
                 pending.append(.node(target))

@@ -178,6 +178,24 @@ enum WrapperResolution {
         )
     }
 
+    /// Runs a lazy wrapper's first read: under validation, inside a build, marked as such, so that a read of an
+    /// async service that `warmUp()` may not have built yet is judged as a read that cannot wait (see
+    /// ``ResolutionContext/NotBuiltReason/lazyReadDuringWarmUp``).
+    static func readLazily<Service>(_ site: PropertySite, _ read: () throws -> Service) rethrows -> Service {
+        guard activeRecorder != nil else { return try read() }
+        // The depth the read's own request is made at: this thread's build, or the async factory's it joins.
+        let depth = ResolutionContext.withCurrent { context in
+            context.isResolving ? context.frames.count : AsyncFrame.currentIfAny?.depth ?? 0
+        }
+        guard depth > 0 else { return try read() }
+        let outer = ResolutionContext.withCurrent { context in
+            defer { context.lazyRead = ResolutionContext.LazyRead(site: site, depth: depth) }
+            return context.lazyRead
+        }
+        defer { ResolutionContext.withCurrent { $0.lazyRead = outer } }
+        return try read()
+    }
+
     /// What a `@WeakInjected` property's first read traps with when its service resolves to a value type.
     static func notAClass(_ type: Any.Type, for site: PropertySite) -> ResolutionError {
         ResolutionError(
