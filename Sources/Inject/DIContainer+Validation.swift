@@ -270,7 +270,7 @@ extension DIContainer {
             // A parent's registration that a container nearer the validated one replaces is no entry point: a
             // resolve through the validated container never starts at it. Built only if something reaches it (a
             // parent's singleton resolves through its own container), as that build.
-            if isShadowed(entry) {
+            if isShadowed(entry, in: owner) {
                 return false
             }
             if let skipped = ProblemCollector.notBuilt(
@@ -288,8 +288,12 @@ extension DIContainer {
         /// Whether a resolve of `entry`'s key through the validated container finds another registration: a nearer
         /// container's, or a test override's (one of a parent wins over a child's own registrations too). No resolve
         /// through the validated container starts at `entry` then.
-        private func isShadowed(_ entry: EntryBase) -> Bool {
-            containers[0].findSeeingOverrides(entry.key)?.entry !== entry
+        private func isShadowed(_ entry: EntryBase, in owner: DIContainer) -> Bool {
+            // The validated container's own registration: only a test override can shadow it.
+            if owner === containers[0], overlay.outer == nil {
+                return false
+            }
+            return containers[0].findSeeingOverrides(entry.key)?.entry !== entry
         }
 
         mutating func checkLazyDependencies() {
