@@ -270,7 +270,8 @@ extension DIContainer {
             // A parent's registration that a container nearer the validated one replaces is no entry point: a
             // resolve through the validated container never starts at it. Built only if something reaches it (a
             // parent's singleton resolves through its own container), as that build.
-            if isShadowed(entry, in: owner) {
+            // An eager one is built all the same: warmUp() through the validated container builds it.
+            if !entry.isEager, isShadowed(entry, in: owner) {
                 return false
             }
             if let skipped = ProblemCollector.notBuilt(
@@ -328,8 +329,9 @@ extension DIContainer {
         mutating func report() -> ValidationReport {
             let seen = recorder.snapshot
             problems.addKeptFailures(in: seen)
+            problems.addLazyReadsDuringWarmUp(in: seen)
             problems.addCyclesByEntryPoint(in: seen)
-            problems.addLazyCyclesToAHolderThatDoesNotCache(in: seen)
+            problems.addLazyCyclesThatDoNotCloseOnTheirInstances(in: seen)
             problems.addCaptiveDependencies(in: seen)
             problems.addWeakValueTypes(in: seen)
             problems.addResolveAllsOfArgumentsOnly(in: seen)

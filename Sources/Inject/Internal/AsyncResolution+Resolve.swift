@@ -124,7 +124,8 @@ extension AsyncResolution {
             to: entry,
             home: home,
             argument: argument,
-            kind: parent?.recordKind ?? .factory
+            kind: parent?.recordKind ?? .factory,
+            awaited: true
         )
         recordRequest(from: parent.map { ($0.entry, $0.container) }, to: entry, home: home)
         if let (frame, index) = parent?.find(entry, in: home, argument) {

@@ -2,6 +2,14 @@ import CInjectShims
 
 /// How types, names and registrations are written in messages, paths and graphs.
 enum Describe {
+    /// How a lazy wrapper breaks a cycle, as a cycle's fix says it: both sides caching, so that the lazy read, a
+    /// resolution of its own, finds the instances of the cycle; and how to declare it in a `Sendable` class.
+    static let lazyCycleFix = """
+        let one side hold the other with @LazyInjected, read after both are built, and give both sides a caching \
+        scope such as .singleton (a lazy read is a resolution of its own, which would build another of a .graph \
+        service; in a Sendable class, declare it let other = LazyInjected<Other>() and read other.wrappedValue)
+        """
+
     /// A type as it is written in code, without its module: `APIClient`, `Box<Int>`.
     ///
     /// The text `String(describing:)` gives for a type, asked of the runtime directly: `String(describing:)` first

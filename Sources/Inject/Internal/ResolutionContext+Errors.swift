@@ -394,17 +394,14 @@ extension ResolutionContext {
         var fix =
             asyncEntry.map { asyncEntry in
                 """
-                break the cycle: let one side hold the other with @LazyInjected, read after both are built (that \
-                side with a caching scope such as .singleton: a lazy read is a resolution of its own). \
-                resolveProperties cannot close this one: it runs synchronously, and \(asyncEntry.label) has an async \
-                factory, which only an async resolve builds.
+                break the cycle: \(Describe.lazyCycleFix). resolveProperties cannot close this one: it runs \
+                synchronously, and \(asyncEntry.label) has an async factory, which only an async resolve builds.
                 """
             }
                 ?? """
-                break the cycle: let one side hold the other with @LazyInjected (that side with a caching scope such as \
-                .singleton: a lazy read is a resolution of its own), or get the other in resolveProperties instead of \
-                its factory on every side of the cycle (a factory that asks, through the cycle, for an instance whose \
-                own factory is still running always fails).
+                break the cycle: get the other in resolveProperties instead of its factory on every side of the cycle (a \
+                factory that asks, through the cycle, for an instance whose own factory is still running always fails), \
+                or \(Describe.lazyCycleFix).
                 """
         if index == frames.count - 1, let overlay, overlay.registers(entry) {
             // `$0.register(API.self) { r in Spy(inner: try r.resolve(API.self)) }`: the override hides the real one.
@@ -465,7 +462,12 @@ extension ResolutionContext {
                 \(waits), which this \(this) is building.
                 """,
             details: asker.details,
-            fix: """
+            fix: entry.isAsync
+                ? """
+                break the cycle between these registrations: \(Describe.lazyCycleFix). resolveProperties cannot \
+                close it: it runs synchronously, and an async factory is built only by an async resolve.
+                """
+                : """
                 break the cycle between these registrations: let one side get the other after it is built, with \
                 @LazyInjected or a resolveProperties closure, instead of in its factory.
                 """
@@ -507,9 +509,6 @@ extension ResolutionContext {
         /// parents (a wrapper's `container:` named another one), whose async registrations this validation does not
         /// build.
         case outsideValidation
-        /// Under `validateAsync()`: a lazy wrapper's first read inside a build that `warmUp()` runs, which may come
-        /// before `warmUp()` built the service, and a lazy read can neither wait for it nor fail the build.
-        case lazyReadDuringWarmUp
     }
 
     /// - Parameter lastFailure: What the last build of the instance threw, when it failed and none has succeeded
@@ -542,8 +541,7 @@ extension ResolutionContext {
                 """
             // A resolveProperties read is synchronous too: only a lazy read, after both are built, waits.
             fix = """
-                break the cycle: let one side hold the other with @LazyInjected, read after both are built (that \
-                side with a caching scope such as .singleton). resolveProperties cannot close this one: it runs \
+                break the cycle: \(Describe.lazyCycleFix). resolveProperties cannot close this one: it runs \
                 synchronously, and \(entry.label) has an async factory, which only an async resolve builds.
                 """
         case .scopedInRoot:
@@ -556,22 +554,6 @@ extension ResolutionContext {
             fix = """
                 read it through a child container after that child's warmUp(), or read it with try await \
                 r.\(call) in an async factory.
-                """
-        case .lazyReadDuringWarmUp:
-            let reader =
-                frames.last.map {
-                    "\($0.entry.label)'s \($0.inProgress == nil ? "factory" : "resolveProperties closure")"
-                }
-                ?? "a build"
-            headline = """
-                \(entry.label), registered at \(entry.location), has an async factory, and a @LazyInjected property \
-                reads it inside \(reader), which warmUp() runs: warmUp() may run it before \(entry.label) is built, \
-                and a lazy read can neither wait for an async build nor fail the build to be tried again: it traps.
-                """
-            fix = """
-                in that closure, get \(entry.label) with try r.resolve(\(Self.spelled(entry))) (warmUp() builds a \
-                synchronous factory again once it is built) or with try await r.\(call) in an async factory, or \
-                read the property only after warmUp().
                 """
         case .outsideValidation:
             headline = """

@@ -175,6 +175,18 @@ extension ResolutionContext {
     ) throws -> T {
         if let recorder = overlay?.recorder {
             recorder.record(from: recordSource, to: entry, home: home, argument: argument, kind: recordKind)
+            if let lazy = lazyRead, lazy.depth == frames.count, let frame = frames.last {
+                // A lazy wrapper's first read inside this build: judged once everything is recorded.
+                recorder.recordLazyRead(
+                    ValidationRecorder.LazyReadInBuild(
+                        reader: frame.entry,
+                        closure: frame.inProgress == nil ? "factory" : "resolveProperties closure",
+                        site: lazy.site,
+                        read: Self.node(entry, in: home, argument),
+                        readBefore: asyncReads
+                    )
+                )
+            }
         }
         if let resolution = asyncResolution {
             resolution.recordRequest(from: frames.last.map { ($0.entry, $0.container) }, to: entry, home: home)
@@ -341,7 +353,16 @@ extension ResolutionContext {
         else { return }
         recorder.recordFailure(
             notBuiltYet(entry, code: code, because: reason),
-            unlessWarmUpBuilds: reason == .notEager ? entry : nil
+            unlessWarmUpBuilds: reason == .notEager ? Self.node(entry, in: home, nil) : nil
+        )
+    }
+
+    /// `entry`'s instance in `home` for `argument`, as validation records it.
+    static func node(_ entry: EntryBase, in home: DIContainer, _ argument: ArgumentBox?) -> ValidationRecorder.Node {
+        ValidationRecorder.Node(
+            entry: ObjectIdentifier(entry),
+            home: ObjectIdentifier(home),
+            argument: ValidationRecorder.argumentKey(argument)
         )
     }
 
@@ -375,7 +396,6 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         var reported: ResolutionError?
-        var reportedNotEager = false
         var askerResolvedIt = false
         if let recorder = overlay?.recorder {
             // Under validation, judge what run time would give, for every entry point: a synchronous read of an
@@ -400,26 +420,19 @@ extension ResolutionContext {
                     // it at its declaration, unless warmUp() (or, for a lazy read, its holder's own build) builds it
                     // first after all.
                     let lazyHolder = topLevelOrigin.flatMap { $0.kind.isOnFirstRead ? $0.source : nil }
-                    guard reason == .notEager, recorder.isBuiltBeforeLaterReads(entry, lazyHolder: lazyHolder) else {
+                    guard reason == .notEager,
+                        recorder.isBuiltBeforeLaterReads(Self.node(entry, in: home, argument), lazyHolder: lazyHolder)
+                    else {
                         throw error
                     }
                 } else {
                     // Reported, and validation goes on with the instance this validation built, if there is one.
-                    recorder.recordFailure(error, unlessWarmUpBuilds: reason == .notEager ? entry : nil)
+                    recorder.recordFailure(
+                        error,
+                        unlessWarmUpBuilds: reason == .notEager ? Self.node(entry, in: home, argument) : nil
+                    )
                     reported = error
-                    reportedNotEager = reason == .notEager
                 }
-            }
-            if !askerResolvedIt, let lazy = lazyRead, lazy.depth == frames.count, let reader = frames.last?.entry,
-                reported == nil || reportedNotEager
-            {
-                // A lazy wrapper's first read inside a build: if warmUp() runs that build and builds this service,
-                // the read may come first, and it cannot wait or fail the build to be tried again.
-                let error = notBuiltYet(entry, code: code, because: .lazyReadDuringWarmUp)
-                recorder.recordFailure(
-                    error.adding(detail: "the read: \(lazy.site)"),
-                    ifWarmUpRuns: (reader, entry)
-                )
             }
         }
         let slot: InstanceSlot<T>?
@@ -443,6 +456,9 @@ extension ResolutionContext {
             slot = overlay?.slot(for: entry, home: home, code) ?? home.scopedSlot(for: entry)
         }
         if let value = slot?.current {
+            if overlay?.recorder != nil {
+                asyncReads.insert(ObjectIdentifier(entry))
+            }
             return value
         }
         let failure = reported ?? notBuiltYet(entry, code: code, because: .notBuilt, lastFailure: slot?.lastFailure)

@@ -49,6 +49,9 @@ extension ResolutionContext {
             }
             overlay = nil
             asyncResolution = nil
+            if !asyncReads.isEmpty {
+                asyncReads.removeAll()
+            }
             handOverDrops(to: resolution)
             if !borrowed.isEmpty {
                 // The async resolution waits for them when its top-level request ends.

@@ -73,6 +73,7 @@ final class ResolutionContext {
     private let argumentStorage: UnsafeMutablePointer<ArgumentBox?>
     private let originStorage: UnsafeMutablePointer<Origin?>
     private let lazyReadStorage: UnsafeMutablePointer<LazyRead?>
+    private let asyncReadsStorage: UnsafeMutablePointer<Set<ObjectIdentifier>>
     private let eventsStorage: UnsafeMutablePointer<[(event: BuildEvent, home: DIContainer)]>
     private let topStorage: UnsafeMutablePointer<DIContainer?>
     private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
@@ -125,6 +126,13 @@ final class ResolutionContext {
     var lazyRead: LazyRead? {
         unsafeAddress { UnsafePointer(lazyReadStorage) }
         unsafeMutableAddress { lazyReadStorage }
+    }
+
+    /// Under validation, the async registrations this top-level resolve read synchronously and got: built from then
+    /// on at run time too (or the read threw, ending the build), so a lazy read of one later in it comes after.
+    var asyncReads: Set<ObjectIdentifier> {
+        unsafeAddress { UnsafePointer(asyncReadsStorage) }
+        unsafeMutableAddress { asyncReadsStorage }
     }
 
     /// Takes the argument set for the factory that is running on this thread.
@@ -215,6 +223,8 @@ final class ResolutionContext {
         originStorage.initialize(to: nil)
         lazyReadStorage = .allocate(capacity: 1)
         lazyReadStorage.initialize(to: nil)
+        asyncReadsStorage = .allocate(capacity: 1)
+        asyncReadsStorage.initialize(to: [])
         eventsStorage = .allocate(capacity: 1)
         eventsStorage.initialize(to: [])
         topStorage = .allocate(capacity: 1)
@@ -253,6 +263,8 @@ final class ResolutionContext {
         originStorage.deallocate()
         lazyReadStorage.deinitialize(count: 1)
         lazyReadStorage.deallocate()
+        asyncReadsStorage.deinitialize(count: 1)
+        asyncReadsStorage.deallocate()
         eventsStorage.deinitialize(count: 1)
         eventsStorage.deallocate()
         topStorage.deinitialize(count: 1)
@@ -395,7 +407,7 @@ final class ResolutionContext {
     func endTopLevel() {
         overlay = nil
         if !graph.isEmpty || topStorage.pointee != nil || !pendingEvents.isEmpty || !borrowed.isEmpty
-            || !droppedStorage.pointee.isEmpty
+            || !droppedStorage.pointee.isEmpty || !asyncReads.isEmpty
         {
             endTopLevelSlowly()
         }
@@ -404,6 +416,7 @@ final class ResolutionContext {
     /// ``endTopLevel()`` when graph-scope instances, build events or borrowed builds are left.
     @inline(never)
     private func endTopLevelSlowly() {
+        asyncReads.removeAll()
         dropWhatFailedLendersLeft()
         if !borrowed.isEmpty {
             // The instances this resolution took from builds on other threads: their `resolveProperties` may still

@@ -107,6 +107,21 @@ final class ValidationRecorder: @unchecked Sendable {
         }
     }
 
+    /// A lazy wrapper's first read made inside a build: if `warmUp()` runs that build, the read, and what it builds,
+    /// may come before an async service they read synchronously is built, and a lazy read can neither wait nor fail
+    /// the build for `warmUp()` to try it again.
+    struct LazyReadInBuild {
+        /// The registration whose build made the read.
+        let reader: EntryBase
+        /// "factory" or "resolveProperties closure".
+        let closure: String
+        let site: PropertySite
+        /// What it read.
+        let read: Node
+        /// The async registrations the same resolve had read before, and got: built by then at run time too.
+        let readBefore: Set<ObjectIdentifier>
+    }
+
     /// A dependency a lazy wrapper will resolve on first read: validation resolves it after the build that made
     /// the wrapper, as a resolve of its own.
     struct LazyCheck {
@@ -140,14 +155,14 @@ final class ValidationRecorder: @unchecked Sendable {
         /// Failures recorded instead of thrown, so that validation goes on: property wrappers' (each naming the
         /// property), and synchronous reads of async registrations that nothing builds first.
         var keptFailures: [ResolutionError] = []
-        /// Kept failures of a synchronous read of an async registration that is not `.eager()`, by index, with that
-        /// registration: dropped from the report when an eager registration's build asked for it, as `warmUp()`
-        /// then builds it too (which validation knows only once everything is built).
-        var keptUnlessBuiltByWarmUp: [Int: ObjectIdentifier] = [:]
-        /// Kept failures of a lazy read inside a build, by index, with the registration whose build reads and the one
-        /// it reads: reported only when `warmUp()` runs that build and builds what it reads, as the read may then
-        /// come first.
-        var keptIfWarmUpRunsTheRead: [Int: (reader: ObjectIdentifier, read: ObjectIdentifier)] = [:]
+        /// Kept failures of a synchronous read of an async registration that is not `.eager()`, by index, with the
+        /// instance read: dropped from the report when `warmUp()` builds and keeps that instance (an eager build
+        /// awaits it), which validation knows only once everything is built.
+        var keptUnlessBuiltByWarmUp: [Int: Node] = [:]
+        /// Lazy wrappers' first reads made inside builds, judged against what `warmUp()` builds.
+        var lazyReadsInBuilds: [LazyReadInBuild] = []
+        /// The requests an async resolve awaited (`resolveAsync`): the only ones that build an async registration.
+        var awaitedEdges: Set<EdgeKey> = []
         /// `.weak` registrations whose factory made a value type, with that type.
         var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
         /// `resolveAll` calls that found registrations of their type, all taking an argument: an empty list. By the
@@ -197,7 +212,8 @@ final class ValidationRecorder: @unchecked Sendable {
         to entry: EntryBase,
         home: DIContainer,
         argument: ArgumentBox?,
-        kind: EdgeKind
+        kind: EdgeKind,
+        awaited: Bool = false
     ) {
         let node = Node(
             entry: ObjectIdentifier(entry),
@@ -208,6 +224,9 @@ final class ValidationRecorder: @unchecked Sendable {
             state.see(entry, home)
             if let source {
                 state.add(Edge(to: .node(node), kind: kind), from: source)
+                if awaited {
+                    state.awaitedEdges.insert(EdgeKey(source: source, target: .node(node)))
+                }
             }
         }
     }
@@ -255,48 +274,27 @@ final class ValidationRecorder: @unchecked Sendable {
     /// A failure kept instead of thrown, so that validation goes on: a property wrapper that could not resolve its
     /// service, or a synchronous read of an async registration that nothing builds first.
     ///
-    /// - Parameters:
-    ///   - entry: For a read of an async registration that is not eager: the failure is dropped if an eager
-    ///     registration's build turns out to ask for it (see ``State/keptUnlessBuiltByWarmUp``).
-    ///   - readDuringWarmUp: For a lazy read inside a build: the registration whose build reads, and the one read;
-    ///     the failure is reported only if `warmUp()` runs that build and builds what it reads.
-    func recordFailure(
-        _ error: ResolutionError,
-        unlessWarmUpBuilds entry: EntryBase? = nil,
-        ifWarmUpRuns readDuringWarmUp: (reader: EntryBase, read: EntryBase)? = nil
-    ) {
+    /// - Parameter read: For a read of an async registration that is not eager, the instance read: the failure is
+    ///   dropped if `warmUp()` turns out to build and keep it (see ``State/keptUnlessBuiltByWarmUp``).
+    func recordFailure(_ error: ResolutionError, unlessWarmUpBuilds read: Node? = nil) {
         state.withLock { state in
-            if let entry {
-                state.keptUnlessBuiltByWarmUp[state.keptFailures.count] = ObjectIdentifier(entry)
-            }
-            if let (reader, read) = readDuringWarmUp {
-                state.keptIfWarmUpRunsTheRead[state.keptFailures.count] = (
-                    ObjectIdentifier(reader), ObjectIdentifier(read)
-                )
+            if let read {
+                state.keptUnlessBuiltByWarmUp[state.keptFailures.count] = read
             }
             state.keptFailures.append(error)
         }
     }
 
-    /// Whether something builds `entry` before a synchronous read that comes after `warmUp()`: it is eager; or it
-    /// caches and what an eager registration's build asked for (awaited or not, through any chain of requests but
-    /// lazy reads) reaches it, or, for a lazy read by `holder`, `holder`'s own build needed it, so it was built
-    /// before `holder` existed.
-    func isBuiltBeforeLaterReads(_ entry: EntryBase, lazyHolder holder: Source? = nil) -> Bool {
-        if entry.isEager { return true }
-        // A .graph or .transient instance warmUp() built is not the one a later read gets.
-        guard entry.scope != .graph && entry.scope != .transient else { return false }
-        return state.withLock { state in
-            let entriesByID = state.entriesByID
-            var seeds = state.sources.filter { source in
-                guard case .node(let node) = source else { return false }
-                return entriesByID[node.entry]?.isEager == true
-            }
-            if let holder {
-                seeds.append(holder)
-            }
-            return state.reaches(ObjectIdentifier(entry), from: seeds)
-        }
+    /// A lazy wrapper's first read inside a build.
+    func recordLazyRead(_ read: LazyReadInBuild) {
+        state.withLock { $0.lazyReadsInBuilds.append(read) }
+    }
+
+    /// Whether something builds `node`'s instance before a synchronous read that comes after `warmUp()`: `warmUp()`
+    /// (see ``State/warmUpBuilds(validated:holder:)``); or, for a lazy read by `holder`, `holder`'s own build
+    /// awaited it, so it was built before `holder` existed.
+    func isBuiltBeforeLaterReads(_ node: Node, lazyHolder holder: Source? = nil) -> Bool {
+        state.withLock { $0.warmUpBuilds(validated: validated, holder: holder).keeps(node) }
     }
 
     /// How many failures were kept so far.
@@ -415,58 +413,6 @@ final class ValidationRecorder: @unchecked Sendable {
 }
 
 extension ValidationRecorder.State {
-    /// Whether a build of the registration `entry` is reached from `seeds` through requests other than lazy reads.
-    func reaches(_ entry: ObjectIdentifier, from seeds: [ValidationRecorder.Source]) -> Bool {
-        var visited = Set(seeds)
-        var pending = seeds
-        while let source = pending.popLast() {
-            for edge in dependencies[source] ?? [] where !edge.kind.isOnFirstRead {
-                guard case .node(let target) = edge.to else { continue }
-                if target.entry == entry { return true }
-                if visited.insert(.node(target)).inserted {
-                    pending.append(.node(target))
-                }
-            }
-        }
-        return false
-    }
-
-    /// The registrations `warmUp()` builds, whatever their scope: the eager ones and every build their own builds
-    /// ask for.
-    var runByWarmUp: Set<ObjectIdentifier> {
-        builtByWarmUp(keptOnly: false)
-    }
-
-    /// The registrations `warmUp()` builds and keeps, for later reads: the eager ones and every build their own
-    /// builds ask for, but those of a scope that does not cache.
-    var builtByWarmUp: Set<ObjectIdentifier> {
-        builtByWarmUp(keptOnly: true)
-    }
-
-    private func builtByWarmUp(keptOnly: Bool) -> Set<ObjectIdentifier> {
-        let entriesByID = entriesByID
-        let eager = Set(entries.filter(\.isEager).map(ObjectIdentifier.init))
-        var visited: Set<ValidationRecorder.Source> = []
-        var pending = sources.filter { source in
-            guard case .node(let node) = source else { return false }
-            return eager.contains(node.entry)
-        }
-        var built = eager
-        while let source = pending.popLast() {
-            guard visited.insert(source).inserted else { continue }
-            for edge in dependencies[source] ?? [] where !edge.kind.isOnFirstRead {
-                guard case .node(let target) = edge.to else { continue }
-                if !keptOnly {
-                    built.insert(target.entry)
-                } else if let scope = entriesByID[target.entry]?.scope, scope != .graph, scope != .transient {
-                    built.insert(target.entry)
-                }
-                pending.append(.node(target))
-            }
-        }
-        return built
-    }
-
     fileprivate mutating func see(_ entry: EntryBase, _ home: DIContainer) {
         if seenEntries.insert(ObjectIdentifier(entry)).inserted {
             entries.append(entry)

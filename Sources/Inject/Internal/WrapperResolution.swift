@@ -178,9 +178,8 @@ enum WrapperResolution {
         )
     }
 
-    /// Runs a lazy wrapper's first read: under validation, inside a build, marked as such, so that a read of an
-    /// async service that `warmUp()` may not have built yet is judged as a read that cannot wait (see
-    /// ``ResolutionContext/NotBuiltReason/lazyReadDuringWarmUp``).
+    /// Runs a lazy wrapper's first read: under validation, inside a build, marked as such, so that what it reads is
+    /// judged as a read that cannot wait (see ``ValidationRecorder/LazyReadInBuild``).
     static func readLazily<Service>(_ site: PropertySite, _ read: () throws -> Service) rethrows -> Service {
         guard activeRecorder != nil else { return try read() }
         // The depth the read's own request is made at: this thread's build, or the async factory's it joins.

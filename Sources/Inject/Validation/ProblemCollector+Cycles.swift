@@ -75,17 +75,15 @@ extension ProblemCollector {
         if let asyncMember = cycle.lazy.map({ graph.entries[$0] }).first(where: \.isAsync) {
             details.append(
                 """
-                fix: let one side hold the other with @LazyInjected, read after both are built (that side with a \
-                caching scope such as .singleton). resolveProperties cannot close this one: it runs synchronously, \
-                and \(asyncMember.label) has an async factory, which only an async resolve builds.
+                fix: \(Describe.lazyCycleFix). resolveProperties cannot close this one: it runs synchronously, and \
+                \(asyncMember.label) has an async factory, which only an async resolve builds.
                 """
             )
         } else {
             details.append(
                 """
                 fix: make every step of the cycle a resolveProperties step (here: get \(labels[1]) in \(entryLabel)'s \
-                resolveProperties instead of its factory), or let one side hold the other with @LazyInjected (that \
-                side with a caching scope such as .singleton: a lazy read is a resolution of its own).
+                resolveProperties instead of its factory), or \(Describe.lazyCycleFix).
                 """
             )
         }
@@ -110,15 +108,18 @@ extension ProblemCollector {
     /// `@LazyInjected var b: B`, and `B`'s build asks for an `A`. The lazy read is a resolution of its own, so it
     /// builds a `B` that holds another `A`, never the one that read it: a warning, since nothing fails but the
     /// instance is not the one the cycle meant. A caching holder (`.singleton`, `.cached`, `.scoped`, `.weak`, a
-    /// custom scope) is found again by that resolution, and needs nothing.
-    mutating func addLazyCyclesToAHolderThatDoesNotCache(in seen: ValidationRecorder.State) {
+    /// custom scope) is found again by that resolution. (A `.graph` `B` read by a caching `A` is one `B` for that `A`,
+    /// as a shared service holds one of many: by design, not flagged.)
+    mutating func addLazyCyclesThatDoNotCloseOnTheirInstances(in seen: ValidationRecorder.State) {
         var graph: InstanceGraph?
         let entriesByID = seen.entriesByID
+        let buildsEveryTime = { (entry: EntryBase) in entry.scope == .graph || entry.scope == .transient }
         for case .node(let holderNode) in seen.sources {
-            guard let holder = entriesByID[holderNode.entry], holder.scope == .graph || holder.scope == .transient
-            else { continue }
+            guard let holder = entriesByID[holderNode.entry] else { continue }
             for edge in seen.dependencies[.node(holderNode)] ?? [] where edge.kind.isOnFirstRead {
-                guard case .node(let readNode) = edge.to, let read = entriesByID[readNode.entry] else { continue }
+                guard buildsEveryTime(holder), case .node(let readNode) = edge.to,
+                    let read = entriesByID[readNode.entry]
+                else { continue }
                 // Built once, and only for a holder that does not cache, which few are.
                 if graph == nil {
                     graph = InstanceGraph(seen)
@@ -128,17 +129,18 @@ extension ProblemCollector {
                 else { continue }
                 let wrapper = edge.kind == .weak ? "@WeakInjected" : "@LazyInjected"
                 let route = back.map { graph.entries[$0].label }.joined(separator: " -> ")
+                let message = """
+                    \(holder.label)'s \(wrapper) property of \(read.label) gets a \(read.label) that holds another \
+                    \(holder.label), not the one that read it: \(holder.label) is \(holder.scope), and a lazy read is a \
+                    resolution of its own, in which \(route) builds a new \(holder.label).
+                    """
                 add(
                     ValidationProblem(
                         severity: .warning,
                         kind: .cycle,
                         service: holder.label,
                         location: holder.location,
-                        message: """
-                            \(holder.label)'s \(wrapper) property of \(read.label) gets a \(read.label) that holds \
-                            another \(holder.label), not the one that read it: \(holder.label) is \(holder.scope), and a \
-                            lazy read is a resolution of its own, in which \(route) builds a new \(holder.label).
-                            """,
+                        message: message,
                         details: [
                             "path: \(holder.label) -> \(route) (the first step on first read)",
                             Self.lazyCycleFix(holder: holder, read: read),

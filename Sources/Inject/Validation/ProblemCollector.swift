@@ -44,16 +44,10 @@ struct ProblemCollector {
     /// The failures recorded instead of thrown: property wrappers' (reported at the property's declaration when the
     /// property's own request failed), and synchronous reads of async registrations nothing builds first.
     mutating func addKeptFailures(in seen: ValidationRecorder.State) {
-        let allUnconditional = seen.keptUnlessBuiltByWarmUp.isEmpty && seen.keptIfWarmUpRunsTheRead.isEmpty
-        let builtByWarmUp = allUnconditional ? [] : seen.builtByWarmUp
-        let runByWarmUp = seen.keptIfWarmUpRunsTheRead.isEmpty ? [] : seen.runByWarmUp
+        let warmUp =
+            seen.keptUnlessBuiltByWarmUp.isEmpty ? WarmUpBuilds() : seen.warmUpBuilds(validated: recorder?.validated)
         for (index, error) in seen.keptFailures.enumerated() {
-            if let entry = seen.keptUnlessBuiltByWarmUp[index], builtByWarmUp.contains(entry) {
-                continue
-            }
-            if let (reader, read) = seen.keptIfWarmUpRunsTheRead[index],
-                !runByWarmUp.contains(reader) || !builtByWarmUp.contains(read)
-            {
+            if let read = seen.keptUnlessBuiltByWarmUp[index], warmUp.keeps(read) {
                 continue
             }
             add(error, at: error.registration ?? "")

@@ -1,0 +1,127 @@
+import Inject
+import InjectTesting
+import Testing
+
+// What validateAsync() says of synchronous and lazy reads of async services, against what warmUp() really builds
+// before them: a graph it passes does not fail during or after warmUp(), and one that works is not an error.
+
+private final class Store: Sendable {}
+private final class Index: Sendable {
+    let store: Store
+    init(store: Store) { self.store = store }
+}
+private final class Warm: Sendable {}
+/// Holds something lazily, to be read later or by whoever builds it.
+private final class Holder<Held>: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own first read.
+    @LazyInjected var held: Held
+}
+private final class InjectedStore: @unchecked Sendable {
+    // @unchecked: set once, in init.
+    @Injected var store: Store
+}
+
+struct ValidationOfWhatWarmUpBuildsTests {
+    @Test(arguments: [false, true])
+    func anEagerSynchronousReadOfAnAsyncServiceNothingAwaitsIsAnError(throughAWrapper: Bool) async throws {
+        // The read itself builds nothing: warmUp() fails it, whatever else is eager.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton)
+        if throughAWrapper {
+            container.register { InjectedStore() }.scope(.singleton).eager()
+        } else {
+            container.register { r in Index(store: try r.resolve()) }.scope(.singleton).eager()
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(!report.isValid, "\(report)")
+        await #expect(throws: StartupError.self) { try await container.warmUp() }
+    }
+
+    @Test func aLazyReadInsideAnEagerBuildOfWhatReadsAnAsyncServiceIsAnError() async throws {
+        // Warm's factory reads Holder<Index>.held lazily; building Index reads Store, which warmUp() builds meanwhile.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton).eager()
+        container.register { r in Index(store: try r.resolve()) }.scope(.singleton)
+        container.register { () -> Warm in
+            _ = Holder<Index>().held
+            return Warm()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.message.contains("read inside Warm's factory, reaches it"), "\(error)")
+        #expect(error.description.contains("path: Warm -> Index -> Store"), "\(error)")
+    }
+
+    @Test func aLazyReadAfterTheBuildReadStheServiceWithResolveIsValid() async throws {
+        // As the fix says: the factory's own r.resolve fails first while Store is unbuilt, and warmUp() builds it again.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton).eager()
+        container.register { r -> Warm in
+            _ = try r.resolve(Store.self)
+            _ = Holder<Store>().held
+            return Warm()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        try await container.warmUp()
+    }
+
+    @Test func whatAScopedEagerServiceAwaitsIsNotBuiltByTheRootsWarmUp() async throws {
+        // A root's warmUp() leaves .scoped eager services to its children: nothing builds Store for Index.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton)
+        container.register { r async throws -> Warm in
+            _ = try await r.resolveAsync(Store.self)
+            return Warm()
+        }
+        .scope(.scoped).eager()
+        container.register { r in Index(store: try r.resolve()) }.scope(.singleton)
+
+        let report = await container.validationReportAsync()
+
+        #expect(!report.isValid, "\(report)")
+        try await container.warmUp()
+        #expect(throws: ResolutionError.self) { try container.resolveThrowing(Index.self) }
+    }
+
+    @Test func aScopedAsyncServiceTheRootsWarmUpBuildsIsNotAChildsOwn() async throws {
+        // The root's eager singleton builds the root's .scoped Store; a child's Index reads the child's own.
+        let app = DIContainer()
+        app.register { () async -> Store in Store() }.scope(.scoped)
+        app.register { r async throws -> Warm in
+            _ = try await r.resolveAsync(Store.self)
+            return Warm()
+        }
+        .scope(.singleton).eager()
+        app.register { r in Index(store: try r.resolve()) }.scope(.transient)
+        let session = app.makeChild()
+
+        let report = await session.validationReportAsync()
+
+        #expect(!report.isValid, "\(report)")
+        try await app.warmUp()
+        try await session.warmUp()
+        #expect(throws: ResolutionError.self) { try session.resolveThrowing(Index.self) }
+    }
+
+    @Test func aParentsEagerRegistrationAChildReplacesIsStillBuiltByTheChildsWarmUpAndJudged() async throws {
+        struct Offline: Error {}
+        let app = DIContainer()
+        app.register(Store.self) { () async throws -> Store in throw Offline() }.scope(.singleton).eager()
+        let preview = app.makeChild()
+        preview.register(Store.self) { Store() }.scope(.singleton).eager()
+
+        let report = await preview.validationReportAsync()
+
+        #expect(report.problems(ofKind: .factoryThrew).count == 1, "\(report)")
+        await #expect(throws: StartupError.self) { try await preview.warmUp() }
+    }
+}
