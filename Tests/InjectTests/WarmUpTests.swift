@@ -207,6 +207,29 @@ struct WarmUpTests {
         #expect(report.wallSeconds > 0)
     }
 
+    @Test func anAsyncFactorysOwnTimeLeavesOutTheSynchronousBuildsItAskedFor() async throws {
+        // HomeFeed's async factory builds Database synchronously, which takes 30 ms: Database's time, not HomeFeed's.
+        let container = DIContainer()
+        container.register(Database.self) {
+            usleep(30_000)
+            return Database()
+        }
+        .scope(.transient)
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)
+            await Task.yield()
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        let database = try #require(report.builds.first { $0.service == "Database" }, "\(report)")
+        let feed = try #require(report.builds.first { $0.service == "HomeFeed" }, "\(report)")
+        #expect(feed.seconds < database.seconds, "\(report)")
+        #expect(report.serialSeconds < database.seconds * 1.5, "counted once: \(report)")
+    }
+
     @Test func aCheapServiceBuiltAfterAWaitDoesNotHideTheWaitFromTheCriticalPath() async throws {
         // HomeFeed awaits Config (30 ms), then builds Database (nothing) itself: Database ends last of HomeFeed's
         // dependencies, but it was held back by the wait for Config, which is what bounded the start-up.

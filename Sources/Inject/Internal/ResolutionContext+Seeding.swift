@@ -44,6 +44,10 @@ extension ResolutionContext {
                 // The frames that lent are the async resolution's: they settle what was built on them.
                 handOverLending(to: chain)
             }
+            // The synchronous builds this part of the async ones asked for: not their own time either.
+            for (depth, ancestor) in chain.enumerated() where frames[depth].nestedNanoseconds > 0 {
+                ancestor.addNested(frames[depth].nestedNanoseconds)
+            }
             for _ in chain {
                 pop()
             }
