@@ -1014,8 +1014,9 @@ extension ResolutionContext {
                     main actor, but it was resolved from another thread.
                     """,
                 fix: """
-                    resolve it from @MainActor code (for example inside `await MainActor.run { ... }`), or register \
-                    it with factory: (autowired: in place of mainActorAutowired:) if it does not need the main actor.
+                    resolve it from @MainActor code (inside `await MainActor.run { ... }`, say, or a test marked \
+                    @MainActor), or, if the type does not need the main actor, register it with a plain factory (or \
+                    autowired:).
                     """
             )
         default:
