@@ -112,6 +112,24 @@ struct ValidationOfWhatWarmUpBuildsTests {
         #expect(throws: ResolutionError.self) { try session.resolveThrowing(Index.self) }
     }
 
+    @Test func aWeakAsyncServiceAnEagerBuildAwaitsIsNotCountedOnForLaterReads() async throws {
+        // Kept only while something holds it: the fix does not say to mark a .weak registration .eager().
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.weak)
+        container.register { r async throws -> Warm in
+            _ = try await r.resolveAsync(Store.self)
+            return Warm()
+        }
+        .scope(.singleton).eager()
+        container.register { r in Index(store: try r.resolve()) }
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.message.contains("has an async factory and is .weak"), "\(error)")
+        #expect(error.description.contains("give it a scope that keeps it (.singleton or .cached)"), "\(error)")
+    }
+
     @Test func aParentsEagerRegistrationAChildReplacesIsStillBuiltByTheChildsWarmUpAndJudged() async throws {
         struct Offline: Error {}
         let app = DIContainer()

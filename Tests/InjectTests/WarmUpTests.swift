@@ -1060,7 +1060,7 @@ struct AsyncValidationTests {
             error.message.contains("Database, registered at \(registeredAt(line)), is read synchronously"),
             "\(error)"
         )
-        #expect(error.message.contains("it is not .eager(), and no eager service's build asks for it"), "\(error)")
+        #expect(error.message.contains("it is not .eager(), and no eager service's build awaits it"), "\(error)")
         #expect(error.description.contains("fix: mark its registration .eager()"), "\(error)")
         let syncWarning = try #require(
             container.validationReport().warnings.first {

@@ -566,10 +566,21 @@ extension ResolutionContext {
                 validate the container the request goes through (or a child of it), or have the wrapper resolve \
                 through the validated container.
                 """
+        case .notEager where code == Scope.Code.weak:
+            // A .weak instance warmUp() builds lives only while something holds it: no later read can count on it.
+            headline = """
+                \(entry.label), registered at \(entry.location), is read synchronously, but it has an async factory \
+                and is .weak: an instance warmUp() builds (or any build awaits) is kept only while something else \
+                holds it, so nothing makes sure it is built when this read comes.
+                """
+            fix = """
+                read it with try await r.\(call) in an async factory, or give it a scope that keeps it (.singleton or \
+                .cached), mark it .eager() and call try await warmUp() at start-up.
+                """
         case .notEager where caches:
             headline = """
                 \(entry.label), registered at \(entry.location), is read synchronously, but it has an async factory \
-                and nothing builds it first: it is not .eager(), and no eager service's build asks for it, so \
+                and nothing builds it first: it is not .eager(), and no eager service's build awaits it, so \
                 warmUp() does not build it.
                 """
             fix = """

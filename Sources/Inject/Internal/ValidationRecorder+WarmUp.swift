@@ -70,7 +70,8 @@ extension WarmUpBuilds {
     /// Records that `node`'s instance is built: kept, unless its scope keeps nothing.
     fileprivate mutating func keep(_ node: ValidationRecorder.Node, _ entriesByID: [ObjectIdentifier: EntryBase]) {
         switch entriesByID[node.entry]?.scope {
-        case .graph?, .transient?, nil: break
+        // A .weak instance lives only while something holds it: no later read can count on it.
+        case .graph?, .transient?, .weak?, nil: break
         case .scoped?: keptScoped.insert(node)
         default: kept.insert(node.entry)
         }
