@@ -81,7 +81,10 @@ final class WeakInjection<Service>: @unchecked Sendable {
                 guard let container = remembered.container else {
                     WrapperResolution.containerReleased(site: site, wasRoot: remembered.isRoot)
                 }
-                return WeakReference(object: object(try container.resolveThrowing(Service.self, name: name)))
+                let service = try WrapperResolution.readLazily(site) {
+                    try container.resolveThrowing(Service.self, name: name)
+                }
+                return WeakReference(object: object(service))
             }
         } catch {
             WrapperResolution.trap(error, site: site)

@@ -16,6 +16,16 @@ private final class Holder<Held>: @unchecked Sendable {
     // @unchecked: the wrapper is set once, in init, and synchronises its own first read.
     @LazyInjected var held: Held
 }
+private final class WeakHolder: @unchecked Sendable {
+    // @unchecked: the wrapper is set once, in init, and synchronises its own first read.
+    @WeakInjected var store: Store?
+}
+/// Reads a lazy Store while it is built.
+private final class LazyReader: Sendable {
+    init() {
+        _ = Holder<Store>().held
+    }
+}
 private final class InjectedStore: @unchecked Sendable {
     // @unchecked: set once, in init.
     @Injected var store: Store
@@ -55,6 +65,72 @@ struct ValidationOfWhatWarmUpBuildsTests {
         let error = try #require(report.errors.first, "\(report)")
         #expect(error.message.contains("read inside Warm's factory, reaches it"), "\(error)")
         #expect(error.description.contains("path: Warm -> Index -> Store"), "\(error)")
+    }
+
+    @Test func aLazyReadIsNotExcusedByAnotherBuildsReadOfTheService() async throws {
+        // Validation builds LazyReader inside Warm's resolve, after Warm read Store; warmUp() builds it on its own.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton).eager()
+        container.register { r -> Warm in
+            _ = try r.resolve(Store.self)
+            _ = try r.resolve(LazyReader.self)
+            return Warm()
+        }
+        .scope(.singleton).eager()
+        container.register { LazyReader() }.scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.message.contains("read inside LazyReader's factory, reaches it"), "\(error)")
+    }
+
+    @Test(arguments: [false, true])
+    func aLazyOrWeakReadInAnAsyncFactoryIsValidOnlyAfterItAwaitedTheService(awaitsFirst: Bool) async throws {
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton).eager()
+        container.register { r async throws -> Warm in
+            if awaitsFirst {
+                _ = try await r.resolveAsync(Store.self)
+            }
+            _ = WeakHolder().store
+            _ = Holder<Store>().held
+            return Warm()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid == awaitsFirst, "\(report)")
+        if awaitsFirst {
+            try await container.warmUp()
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func anAsyncServiceAwaitedOnlyAfterASynchronousReadOfItIsNotBuiltForThatRead(awaitsFirst: Bool) async throws {
+        // Index reads Store synchronously: Warm must await Store before it awaits Index, or no wave ever builds it.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton)
+        container.register { r in Index(store: try r.resolve()) }.scope(.singleton)
+        container.register { r async throws -> Warm in
+            if awaitsFirst {
+                _ = try await r.resolveAsync(Store.self)
+            }
+            _ = try await r.resolveAsync(Index.self)
+            _ = try await r.resolveAsync(Store.self)
+            return Warm()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid == awaitsFirst, "\(report)")
+        if awaitsFirst {
+            try await container.warmUp()
+        } else {
+            await #expect(throws: StartupError.self) { try await container.warmUp() }
+        }
     }
 
     @Test func aLazyReadAfterTheBuildReadStheServiceWithResolveIsValid() async throws {

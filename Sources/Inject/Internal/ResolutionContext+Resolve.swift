@@ -176,14 +176,17 @@ extension ResolutionContext {
         if let recorder = overlay?.recorder {
             recorder.record(from: recordSource, to: entry, home: home, argument: argument, kind: recordKind)
             if let lazy = lazyRead, lazy.depth == frames.count, let frame = frames.last {
-                // A lazy wrapper's first read inside this build: judged once everything is recorded.
+                // A lazy wrapper's first read inside this build: judged once everything is recorded, with the async
+                // services this build's own code read or awaited before it.
+                let reader = Self.node(frame.entry, in: frame.container, frame.argument)
+                let readBefore = Set(asyncReads.lazy.filter { $0.reader == reader }.map(\.read))
                 recorder.recordLazyRead(
                     ValidationRecorder.LazyReadInBuild(
                         reader: frame.entry,
                         closure: frame.inProgress == nil ? "factory" : "resolveProperties closure",
                         site: lazy.site,
                         read: Self.node(entry, in: home, argument),
-                        readBefore: asyncReads
+                        readBefore: readBefore.union(recorder.awaited(by: .node(reader)))
                     )
                 )
             }
@@ -456,8 +459,13 @@ extension ResolutionContext {
             slot = overlay?.slot(for: entry, home: home, code) ?? home.scopedSlot(for: entry)
         }
         if let value = slot?.current {
-            if overlay?.recorder != nil {
-                asyncReads.insert(ObjectIdentifier(entry))
+            if overlay?.recorder != nil, let reader = frames.last {
+                asyncReads.insert(
+                    AsyncRead(
+                        reader: Self.node(reader.entry, in: reader.container, reader.argument),
+                        read: ObjectIdentifier(entry)
+                    )
+                )
             }
             return value
         }

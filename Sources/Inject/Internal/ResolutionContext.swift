@@ -73,7 +73,7 @@ final class ResolutionContext {
     private let argumentStorage: UnsafeMutablePointer<ArgumentBox?>
     private let originStorage: UnsafeMutablePointer<Origin?>
     private let lazyReadStorage: UnsafeMutablePointer<LazyRead?>
-    private let asyncReadsStorage: UnsafeMutablePointer<Set<ObjectIdentifier>>
+    private let asyncReadsStorage: UnsafeMutablePointer<Set<AsyncRead>>
     private let eventsStorage: UnsafeMutablePointer<[(event: BuildEvent, home: DIContainer)]>
     private let topStorage: UnsafeMutablePointer<DIContainer?>
     private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
@@ -128,9 +128,16 @@ final class ResolutionContext {
         unsafeMutableAddress { lazyReadStorage }
     }
 
-    /// Under validation, the async registrations this top-level resolve read synchronously and got: built from then
-    /// on at run time too (or the read threw, ending the build), so a lazy read of one later in it comes after.
-    var asyncReads: Set<ObjectIdentifier> {
+    /// A synchronous read of an async registration that got its instance, by the build whose own code read it.
+    struct AsyncRead: Hashable {
+        let reader: ValidationRecorder.Node
+        let read: ObjectIdentifier
+    }
+
+    /// Under validation, the async registrations builds of this top-level resolve read synchronously themselves and
+    /// got: at run time, built from then on too (or the read threw, ending the build), so a lazy read of one later in
+    /// the same build comes after.
+    var asyncReads: Set<AsyncRead> {
         unsafeAddress { UnsafePointer(asyncReadsStorage) }
         unsafeMutableAddress { asyncReadsStorage }
     }

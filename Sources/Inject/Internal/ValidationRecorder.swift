@@ -118,7 +118,8 @@ final class ValidationRecorder: @unchecked Sendable {
         let site: PropertySite
         /// What it read.
         let read: Node
-        /// The async registrations the same resolve had read before, and got: built by then at run time too.
+        /// The async registrations the reader's own code had read (and got) or awaited before: built by then at run
+        /// time too.
         let readBefore: Set<ObjectIdentifier>
     }
 
@@ -282,6 +283,18 @@ final class ValidationRecorder: @unchecked Sendable {
                 state.keptUnlessBuiltByWarmUp[state.keptFailures.count] = read
             }
             state.keptFailures.append(error)
+        }
+    }
+
+    /// The registrations `source`'s build awaited so far.
+    func awaited(by source: Source) -> Set<ObjectIdentifier> {
+        state.withLock { state in
+            Set(
+                state.awaitedEdges.lazy.compactMap { edge in
+                    guard edge.source == source, case .node(let target) = edge.target else { return nil }
+                    return target.entry
+                }
+            )
         }
     }
 
