@@ -25,6 +25,10 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     public let failures: [ResolutionError]
     /// What ``description`` says about the critical path: a build on it that waited for every other eager build.
     let notes: [String]
+    /// The time of the builds on the critical path, each counted once (a service built several times, such as a
+    /// `.graph` one several eager services ask for, is on the path once); `nil` in a report made without it, which
+    /// then adds the builds of the path's services.
+    let criticalPathSeconds: Double?
     /// The builds of `.eager()` registrations, which ``description`` does not show as built "via" another: they are
     /// built for their own sake, and which request reached one first is a race between the builds.
     let eagerServices: Set<String>
@@ -42,7 +46,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         failures: [ResolutionError],
         notes: [String] = [],
         eagerServices: Set<String> = [],
-        builtElsewhere: Int = 0
+        builtElsewhere: Int = 0,
+        criticalPathSeconds: Double? = nil
     ) {
         self.builds = builds
         self.wallSeconds = wallSeconds
@@ -52,6 +57,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         self.notes = notes
         self.eagerServices = eagerServices
         self.builtElsewhere = builtElsewhere
+        self.criticalPathSeconds = criticalPathSeconds
     }
 
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``.
@@ -80,7 +86,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 (mark the services to build at start-up with .eager())
                 """
         }
-        let pathSeconds = builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
+        let pathSeconds =
+            criticalPathSeconds ?? builds.filter { criticalPath.contains($0.service) }.reduce(0) { $0 + $1.seconds }
         // The one-by-one time counts only the builds that succeeded.
         let counting = failures.isEmpty ? "" : ", counting only the builds that succeeded"
         let gain = speedUp >= 1.05 ? "\(format1(speedUp))x faster\(counting)" : noGain(pathSeconds: pathSeconds)

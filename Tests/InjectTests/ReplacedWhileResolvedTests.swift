@@ -128,6 +128,25 @@ struct ReplacedWhileResolvedTests {
         #expect(next.home == "replacement", "the next resolve gets the replacement")
     }
 
+    @Test func aGraphArgumentRegistrationReplacedByOneOfAnotherArgumentTypeDoesNotGetTheOldInstances() {
+        // 7 and 7.0 are equal as AnyHashable: the values of the two registrations are still kept apart.
+        let container = DIContainer()
+        container.register(Store.self) { (_: DIResolver, number: Int) in Store(home: "int \(number)") }.scope(.graph)
+        container.register(Handler.self) { r in
+            _ = try r.resolve(Store.self, argument: 7)
+            DispatchQueue.global().sync {
+                _ = container.register(Store.self) { (_: DIResolver, number: Double) in Store(home: "double \(number)")
+                }
+                .scope(.graph)
+            }
+            let store = try r.resolve(Store.self, argument: 7.0)
+            #expect(store.home == "double 7.0", "built by the replacement, not the Int factory's instance")
+            return Handler(version: 1, store: store)
+        }
+
+        _ = container.resolve(Handler.self)
+    }
+
     @Test func aSingletonNeverBuiltAndReplacedByAScopedOneIsNotBuiltByTheOldFactory() {
         let (handlers, child) = handlersAfterAReplacement(oldScope: .singleton, newScope: .scoped, builtBefore: false)
 

@@ -207,6 +207,32 @@ struct WarmUpTests {
         #expect(report.wallSeconds > 0)
     }
 
+    @Test func aGraphServiceSeveralEagerServicesBuildIsOnTheCriticalPathOnce() async throws {
+        // Each eager HomeFeed builds its own .graph Database (30 ms): the path holds one of them, and its time once.
+        let container = DIContainer()
+        container.register(Database.self) {
+            usleep(30_000)
+            return Database()
+        }
+        for name in ["a", "b", "c"] {
+            container.register(HomeFeed.self, name: DIContainer.Name(name)) {
+                (r: DIResolver) async throws -> HomeFeed in
+                _ = try r.resolve(Database.self)
+                return HomeFeed()
+            }
+            .scope(.singleton).eager()
+        }
+
+        let report = try await container.warmUp()
+
+        let databases = report.builds.filter { $0.service == "Database" }
+        #expect(databases.count == 3, "\(report)")
+        let line = try #require(report.description.split(separator: "\n").first { $0.hasPrefix("critical path, ") })
+        let milliseconds = try #require(Double(line.dropFirst("critical path, ".count).prefix { $0 != " " }))
+        let slowest = try #require(databases.map(\.seconds).max())
+        #expect(milliseconds < (databases.reduce(0) { $0 + $1.seconds } - slowest / 2) * 1000, "\(report)")
+    }
+
     @Test func anAsyncFactorysOwnTimeLeavesOutTheSynchronousBuildsItAskedFor() async throws {
         // HomeFeed's async factory builds Database synchronously, which takes 30 ms: Database's time, not HomeFeed's.
         let container = DIContainer()

@@ -58,7 +58,7 @@ final class AsyncResolution: @unchecked Sendable {
 
     /// The per-argument-value graph-scope instances of `entry` in `home` for this resolution.
     func graphArgumentCache<T>(for entry: Entry<T>, home: DIContainer, _ code: Int) -> ArgumentCache<T> {
-        let key = ResolutionContext.GraphKey(entry, in: home, perArgument: true)
+        let key = ResolutionContext.GraphKey(entry, in: home, argumentType: entry.argumentKeying?.type)
         return state.withLock { state in
             if let cache = state.graph[key] {
                 return unsafeDowncast(cache, to: ArgumentCache<T>.self)

@@ -326,7 +326,7 @@ extension ResolutionContext {
         case .graph where overlay?.recorder == nil && asyncResolution != nil:
             cache = asyncResolution.unsafelyUnwrapped.graphArgumentCache(for: entry, home: home, code)
         case .graph where overlay?.recorder == nil:
-            let graphKey = GraphKey(entry, in: home, perArgument: true)
+            let graphKey = GraphKey(entry, in: home, argumentType: entry.argumentKeying?.type)
             let values = graph[graphKey].map { unsafeDowncast($0, to: ArgumentGraph<T>.self) } ?? ArgumentGraph<T>()
             graph[graphKey] = values
             if let value = values.values[key] {

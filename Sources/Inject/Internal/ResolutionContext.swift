@@ -38,24 +38,27 @@ final class ResolutionContext {
 
     /// Where a resolution keeps a graph-scope instance: by the registration's type and name, not by the
     /// registration itself, so that one replaced while the resolution runs (by another thread) does not give it a
-    /// second instance of the same service. An argument registration's values are kept apart from a plain one's, as
-    /// a replacement may add or drop the argument.
+    /// second instance of the same service. An argument registration's values are kept apart from a plain one's, and
+    /// by argument type, as a replacement may add, drop or change the argument.
     struct GraphKey: Hashable {
         let key: Key
         let container: ObjectIdentifier
-        let perArgument: Bool
+        /// For an argument registration's values, the argument type: a replacement that takes another type keeps
+        /// its values apart (`7` and `7.0` are equal as `AnyHashable`).
+        let argumentType: ObjectIdentifier?
 
-        init(_ entry: EntryBase, in container: DIContainer, perArgument: Bool = false) {
+        init(_ entry: EntryBase, in container: DIContainer, argumentType: ObjectIdentifier? = nil) {
             key = entry.key
             self.container = ObjectIdentifier(container)
-            self.perArgument = perArgument
+            self.argumentType = argumentType
         }
 
         /// One word for the hasher, rather than one per field.
         func hash(into hasher: inout Hasher) {
             hasher.combine(
                 (UInt(bitPattern: key.type) &* 0x9E37_79B9_7F4A_7C15) ^ UInt(bitPattern: container)
-                    ^ (UInt(bitPattern: key.name) &* 0xBF58_476D_1CE4_E5B9) ^ (perArgument ? 1 : 0)
+                    ^ (UInt(bitPattern: key.name) &* 0xBF58_476D_1CE4_E5B9)
+                    ^ (argumentType.map { UInt(bitPattern: $0) &* 0x94D0_49BB_1331_11EB } ?? 0)
             )
         }
     }

@@ -100,7 +100,8 @@ final class StartupRecorder: @unchecked Sendable {
                 }
             },
             eagerServices: Set(builds.filter(\.isEager).map(\.event.service)),
-            builtElsewhere: builtElsewhere
+            builtElsewhere: builtElsewhere,
+            criticalPathSeconds: path.reduce(0) { $0 + $1.event.seconds }
         )
     }
 
