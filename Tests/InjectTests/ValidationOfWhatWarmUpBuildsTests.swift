@@ -206,6 +206,23 @@ struct ValidationOfWhatWarmUpBuildsTests {
         #expect(error.description.contains("give it a scope that keeps it (.singleton or .cached)"), "\(error)")
     }
 
+    @Test func aWeakAsyncServiceAwaitedAndDroppedThenReadSaysToKeepWhatWasAwaited() async throws {
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.weak)
+        container.register { r async throws -> Index in
+            _ = try await r.resolveAsync(Store.self)  // dropped at once: nothing holds a .weak instance
+            return Index(store: try r.resolve())
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.message.contains("is .weak, and no instance of it is alive"), "\(error)")
+        #expect(error.description.contains("keep the instance you await and pass it on"), "\(error)")
+        await #expect(throws: StartupError.self) { try await container.warmUp() }
+    }
+
     @Test func aParentsEagerRegistrationAChildReplacesIsStillBuiltByTheChildsWarmUpAndJudged() async throws {
         struct Offline: Error {}
         let app = DIContainer()

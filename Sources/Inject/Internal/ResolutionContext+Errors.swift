@@ -604,6 +604,17 @@ extension ResolutionContext {
                 synchronous resolve cannot return it.
                 """
             (reasons, fix) = Self.whyEagerIsNotBuilt(entry, code: code, call: call, override: overrideSeen(by: entry))
+        case .notBuilt where code == Scope.Code.weak:
+            // What an earlier resolve built is gone once nothing holds it: awaiting it first is no fix on its own.
+            headline = """
+                \(entry.label), registered at \(entry.location), has an async factory and is .weak, and no instance of \
+                it is alive, so a synchronous resolve cannot return it: a .weak instance is kept only while something \
+                else holds it.
+                """
+            fix = """
+                keep the instance you await and pass it on (let value = try await r.\(call), then use value instead of \
+                resolving it again), or give it a scope that keeps it (.singleton or .cached).
+                """
         case .notBuilt, .notEager:
             headline = """
                 \(entry.label), registered at \(entry.location), has an async factory and is not built yet, so a \
