@@ -271,11 +271,26 @@ extension DIContainer {
     ) rethrows -> Result {
         try ResolutionContext.withCurrent { context in
             if context.isResolving {
+                if case .outside = caller, context.overlay?.recorder != nil {
+                    // A property wrapper's resolve inside a build, under validation (see `readBoundary`).
+                    let outer = context.readBoundary
+                    context.readBoundary = context.frames.count
+                    defer { context.readBoundary = outer }
+                    return try body(context)
+                }
                 return try body(context)
             }
             if let frame = caller.frame {
                 // Inside an async factory: join its resolution, on this thread, for this call.
-                return try context.seed(from: frame, in: frame.resolution, body)
+                guard case .outside = caller, frame.resolution.overlay?.recorder != nil else {
+                    return try context.seed(from: frame, in: frame.resolution, body)
+                }
+                // A property wrapper's resolve inside an async factory, under validation (see `readBoundary`).
+                return try context.seed(from: frame, in: frame.resolution) { context in
+                    context.readBoundary = context.frames.count
+                    defer { context.readBoundary = 0 }
+                    return try body(context)
+                }
             }
             context.beginTopLevel(caller, through: self)
             defer { context.endTopLevel() }

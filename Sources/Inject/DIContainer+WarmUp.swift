@@ -56,8 +56,9 @@ extension DIContainer {
         }
         var wave = await build(eager.map { EagerBuild(entry: $0.entry, owner: $0.owner) }, overlay, recorder)
         // A factory that reads an async singleton synchronously can run before that singleton is built: it failed
-        // with .notBuiltYet. Those builds are tried again, wave after wave, as long as each wave builds at least one
-        // of them: a chain of such reads (Top reads X, whose async factory reads Y) settles one level per wave.
+        // with .notBuiltYet. Those builds are tried again, wave after wave, as long as each wave makes progress:
+        // builds at least one of them, or builds an instance that stays (one a failing build awaited before its read
+        // failed): a chain of such reads (Top reads X, whose async factory reads Y) settles one level per wave.
         while true {
             let waiting = wave.filter { $0.error.kind == .notBuiltYet }
             failures += wave.filter { $0.error.kind != .notBuiltYet }.map(\.error)
@@ -76,9 +77,12 @@ extension DIContainer {
             // run beside it again (a resolveProperties cycle between the two would fail the same way every wave),
             // and an async one that needs the synchronous one builds it inside its own resolution.
             let retried = waiting.map(\.build)
+            let keptBefore = recorder.keptBuildCount
             var next = await build(retried.filter { $0.entry.isAsync }, overlay, recorder)
             next += await build(retried.filter { !$0.entry.isAsync }, overlay, recorder)
-            if next.filter({ $0.error.kind == .notBuiltYet }).count >= waiting.count {
+            if next.filter({ $0.error.kind == .notBuiltYet }).count >= waiting.count,
+                recorder.keptBuildCount == keptBefore
+            {
                 failures += next.map(\.error)  // no progress: what is still unbuilt will stay so
                 break
             }

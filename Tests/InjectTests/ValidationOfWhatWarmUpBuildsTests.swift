@@ -1,4 +1,5 @@
 import Inject
+import InjectTestSupport
 import InjectTesting
 import Testing
 
@@ -26,6 +27,10 @@ private final class LazyReader: Sendable {
         _ = Holder<Store>().held
     }
 }
+private protocol Storing: Sendable {}
+extension Store: Storing {}
+private final class Config: Sendable {}
+private final class Feed: Sendable {}
 private final class InjectedStore: @unchecked Sendable {
     // @unchecked: set once, in init.
     @Injected var store: Store
@@ -131,6 +136,115 @@ struct ValidationOfWhatWarmUpBuildsTests {
         } else {
             await #expect(throws: StartupError.self) { try await container.warmUp() }
         }
+    }
+
+    @Test(arguments: [0, 1, 2])
+    func aLazyReadAfterAReadThatThrowsInTheSameBuildIsValid(through: Int) async throws {
+        // Through a nested build's r.resolve (0), a forward (1), or an awaited build that awaited it (2): if Store is
+        // not built yet, that read fails the build before the lazy read, and warmUp() builds it again later.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton).eager().implements(Storing.self)
+        container.register { r in Index(store: try r.resolve()) }
+        container.register { r async throws -> Config in
+            _ = try await r.resolveAsync(Store.self)
+            return Config()
+        }
+        container.register { r async throws -> Warm in
+            switch through {
+            case 0: _ = try r.resolve(Index.self)
+            case 1: _ = try r.resolve(Storing.self)
+            default: _ = try await r.resolveAsync(Config.self)
+            }
+            _ = Holder<Store>().held
+            return Warm()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        try await container.warmUp()
+    }
+
+    @Test func aLazyReadAfterAPropertyWrappersReadIsStillAnError() async throws {
+        // The @Injected read keeps its failure until the factory returns: the lazy read after it runs, and traps.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton).eager()
+        container.register { () -> Warm in
+            _ = InjectedStore()
+            _ = Holder<Store>().held
+            return Warm()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        let error = try #require(report.errors.first, "\(report)")
+        #expect(error.message.contains("read inside Warm's factory, reaches it"), "\(error)")
+    }
+
+    @Test func aSynchronousReadBeforeTheAwaitOfTheSameServiceIsAnError() async throws {
+        // Store is registered first, so validation has built it when Feed reads it: the read still comes first.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton)
+        container.register { r async throws -> Feed in
+            _ = try r.resolve(Store.self)
+            _ = try await r.resolveAsync(Store.self)
+            return Feed()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        #expect(!report.isValid, "\(report)")
+        await #expect(throws: StartupError.self) { try await container.warmUp() }
+    }
+
+    @Test func warmUpGoesOnWhileAWaveBuildsSomethingThatStaysEvenIfItsBuildsFail() async throws {
+        // Wave 1: Warm awaits Config; Feed and Index fail their first reads. Wave 2: Feed awaits Store, then fails
+        // on Ledger, and Index fails on Store read beside it: no fewer failures, but Store stays. Wave 3 settles.
+        final class Ledger: Sendable {}
+        final class Reader: Sendable {}
+        let container = DIContainer()
+        container.register { () async throws -> Config in
+            try await Task.sleep(nanoseconds: 10_000_000)
+            return Config()
+        }
+        .scope(.singleton)
+        container.register { () async throws -> Store in
+            try await Task.sleep(nanoseconds: 30_000_000)
+            return Store()
+        }
+        .scope(.singleton)
+        container.register { () async throws -> Ledger in
+            try await Task.sleep(nanoseconds: 5_000_000)
+            return Ledger()
+        }
+        .scope(.singleton)
+        container.register { r async throws -> Warm in
+            _ = try await r.resolveAsync(Config.self)
+            return Warm()
+        }
+        .scope(.singleton).eager()
+        container.register { r async throws -> Feed in
+            _ = try r.resolve(Config.self)
+            _ = try await r.resolveAsync(Store.self)
+            _ = try r.resolve(Ledger.self)
+            return Feed()
+        }
+        .scope(.singleton).eager()
+        container.register { r async throws -> Reader in
+            _ = try r.resolve(Store.self)
+            _ = try await r.resolveAsync(Ledger.self)
+            return Reader()
+        }
+        .scope(.singleton).eager()
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        let outcome = await completes("a warm-up whose waves each build something") { try await container.warmUp() }
+        #expect(throws: Never.self) { try #require(outcome).get() }
     }
 
     @Test func aLazyReadAfterTheBuildReadStheServiceWithResolveIsValid() async throws {

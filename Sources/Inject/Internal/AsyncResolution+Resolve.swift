@@ -127,6 +127,17 @@ extension AsyncResolution {
             kind: parent?.recordKind ?? .factory,
             awaited: true
         )
+        if let recorder = overlay?.recorder, let parent {
+            // What this await builds, and what its build awaited (recorded when validation built it, perhaps before).
+            let node = ResolutionContext.node(entry, in: home, argument)
+            let readers = parent.chain.map { ResolutionContext.node($0.entry, in: $0.container, $0.argument) }
+            if entry.isAsync {
+                noteRead(entry, by: readers)
+            }
+            for awaited in recorder.awaitedThrough(node) {
+                noteRead(awaited, by: readers)
+            }
+        }
         recordRequest(from: parent.map { ($0.entry, $0.container) }, to: entry, home: home)
         if let (frame, index) = parent?.find(entry, in: home, argument) {
             if let inProgress = frame.instanceInProgress {

@@ -29,6 +29,9 @@ final class AsyncResolution: @unchecked Sendable {
         /// Under validation: the async registrations this resolution resolved, which a synchronous read in the same
         /// resolution may then find built, as it would at run time.
         var resolvedAsync: Set<ObjectIdentifier> = []
+        /// Under validation: the async registrations each build's subtree awaited or read in a way that fails it
+        /// when they are not built, by build.
+        var awaited: Set<ResolutionContext.AsyncRead> = []
         /// Builds under way elsewhere whose instances this resolution took in a cycle across threads or tasks.
         var borrowed: [any Gate] = []
         /// What failed lenders left, dropped when the resolution ends (see `ResolutionContext+Lending.swift`).
@@ -78,6 +81,23 @@ final class AsyncResolution: @unchecked Sendable {
     /// (recorded under validation only).
     func hasResolved(_ entry: EntryBase) -> Bool {
         state.withLock { $0.resolvedAsync.contains(ObjectIdentifier(entry)) }
+    }
+
+    /// Under validation, notes that the builds `readers` (in whose subtrees the read was) read or awaited `entry`,
+    /// in a way that fails them if it is not built: built from then on.
+    func noteRead(_ entry: EntryBase, by readers: [ValidationRecorder.Node]) {
+        noteRead(ObjectIdentifier(entry), by: readers)
+    }
+
+    /// ``noteRead(_:by:)`` for the registration whose identity is `entry`.
+    func noteRead(_ entry: ObjectIdentifier, by readers: [ValidationRecorder.Node]) {
+        let reads = readers.map { ResolutionContext.AsyncRead(reader: $0, read: entry) }
+        state.withLock { $0.awaited.formUnion(reads) }
+    }
+
+    /// Under validation, the async registrations the subtree of the build `reader` awaited (or read) so far.
+    func awaited(by reader: ValidationRecorder.Node) -> Set<ObjectIdentifier> {
+        state.withLock { state in Set(state.awaited.lazy.filter { $0.reader == reader }.map(\.read)) }
     }
 
     /// Notes what a failed lender left, to drop when the resolution ends.

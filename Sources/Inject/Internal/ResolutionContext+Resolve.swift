@@ -186,7 +186,7 @@ extension ResolutionContext {
                         closure: frame.inProgress == nil ? "factory" : "resolveProperties closure",
                         site: lazy.site,
                         read: Self.node(entry, in: home, argument),
-                        readBefore: readBefore.union(recorder.awaited(by: .node(reader)))
+                        readBefore: readBefore.union(asyncResolution?.awaited(by: reader) ?? [])
                     )
                 )
             }
@@ -459,13 +459,16 @@ extension ResolutionContext {
             slot = overlay?.slot(for: entry, home: home, code) ?? home.scopedSlot(for: entry)
         }
         if let value = slot?.current {
-            if overlay?.recorder != nil, let reader = frames.last {
-                asyncReads.insert(
-                    AsyncRead(
-                        reader: Self.node(reader.entry, in: reader.container, reader.argument),
-                        read: ObjectIdentifier(entry)
-                    )
-                )
+            if overlay?.recorder != nil {
+                // A read that throws when it fails: each build whose subtree made it has the service from now on (a
+                // wrapper's read below `readBoundary` does not throw, and protects only the builds inside it). An
+                // async resolution keeps them across the parts it runs on threads.
+                let readers = frames[readBoundary...].map { Self.node($0.entry, in: $0.container, $0.argument) }
+                if let asyncResolution {
+                    asyncResolution.noteRead(entry, by: readers)
+                } else {
+                    asyncReads.formUnion(readers.map { AsyncRead(reader: $0, read: ObjectIdentifier(entry)) })
+                }
             }
             return value
         }

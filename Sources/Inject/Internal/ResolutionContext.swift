@@ -77,6 +77,7 @@ final class ResolutionContext {
     private let originStorage: UnsafeMutablePointer<Origin?>
     private let lazyReadStorage: UnsafeMutablePointer<LazyRead?>
     private let asyncReadsStorage: UnsafeMutablePointer<Set<AsyncRead>>
+    private let readBoundaryStorage: UnsafeMutablePointer<Int>
     private let eventsStorage: UnsafeMutablePointer<[(event: BuildEvent, home: DIContainer)]>
     private let topStorage: UnsafeMutablePointer<DIContainer?>
     private let asyncStorage: UnsafeMutablePointer<AsyncResolution?>
@@ -143,6 +144,14 @@ final class ResolutionContext {
     var asyncReads: Set<AsyncRead> {
         unsafeAddress { UnsafePointer(asyncReadsStorage) }
         unsafeMutableAddress { asyncReadsStorage }
+    }
+
+    /// Under validation, while a property wrapper (or a lazy wrapper's first read) resolves inside a build: how many
+    /// frames were on the stack. Its read does not throw into those builds (a wrapper keeps its failure), so it
+    /// tells them nothing about what is built; 0 otherwise.
+    var readBoundary: Int {
+        unsafeAddress { UnsafePointer(readBoundaryStorage) }
+        unsafeMutableAddress { readBoundaryStorage }
     }
 
     /// Takes the argument set for the factory that is running on this thread.
@@ -235,6 +244,8 @@ final class ResolutionContext {
         lazyReadStorage.initialize(to: nil)
         asyncReadsStorage = .allocate(capacity: 1)
         asyncReadsStorage.initialize(to: [])
+        readBoundaryStorage = .allocate(capacity: 1)
+        readBoundaryStorage.initialize(to: 0)
         eventsStorage = .allocate(capacity: 1)
         eventsStorage.initialize(to: [])
         topStorage = .allocate(capacity: 1)
@@ -275,6 +286,8 @@ final class ResolutionContext {
         lazyReadStorage.deallocate()
         asyncReadsStorage.deinitialize(count: 1)
         asyncReadsStorage.deallocate()
+        readBoundaryStorage.deinitialize(count: 1)
+        readBoundaryStorage.deallocate()
         eventsStorage.deinitialize(count: 1)
         eventsStorage.deallocate()
         topStorage.deinitialize(count: 1)

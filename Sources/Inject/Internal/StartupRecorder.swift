@@ -42,6 +42,14 @@ final class StartupRecorder: @unchecked Sendable {
         self.started = started
     }
 
+    /// How many instances the builds so far made that their scope keeps (not `.graph`, `.transient` or `.weak`):
+    /// a wave of builds tried again that adds one made progress, even if its builds failed after.
+    var keptBuildCount: Int {
+        state.withLock { state in
+            state.builds.count { ![Scope.graph, .transient, .weak].contains($0.event.scope) }
+        }
+    }
+
     func recordBuild(_ event: BuildEvent, entry: EntryBase, home: DIContainer, start: UInt64, end: UInt64) {
         let node = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
         let build = Build(node: node, event: event, start: start, end: end, home: home, isEager: entry.isEager)

@@ -94,9 +94,11 @@ private struct WarmUpSimulation {
         for edge in state.dependencies[source] ?? [] where !edge.kind.isOnFirstRead {
             guard case .node(let target) = edge.to, let entry = entriesByID[target.entry] else { continue }
             let key = ValidationRecorder.EdgeKey(source: source, target: edge.to)
-            if entry.isAsync, !state.awaitedEdges.contains(key) {
+            if entry.isAsync, state.readFirstEdges.contains(key) || !state.awaitedEdges.contains(key) {
                 // A synchronous read: it gets an instance built before, or one this build awaited.
-                if builds.keeps(target) || awaited(entry, by: source) { continue }
+                if builds.keeps(target) || (!state.readFirstEdges.contains(key) && awaited(entry, by: source)) {
+                    continue
+                }
                 wave[source] = false
                 return false
             }

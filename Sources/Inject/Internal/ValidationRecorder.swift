@@ -164,6 +164,9 @@ final class ValidationRecorder: @unchecked Sendable {
         var lazyReadsInBuilds: [LazyReadInBuild] = []
         /// The requests an async resolve awaited (`resolveAsync`): the only ones that build an async registration.
         var awaitedEdges: Set<EdgeKey> = []
+        /// The requests for an async registration whose first was a synchronous read: awaited later or not, that
+        /// read came first, and needs the instance built before.
+        var readFirstEdges: Set<EdgeKey> = []
         /// `.weak` registrations whose factory made a value type, with that type.
         var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
         /// `resolveAll` calls that found registrations of their type, all taking an argument: an empty list. By the
@@ -224,9 +227,13 @@ final class ValidationRecorder: @unchecked Sendable {
         state.withLock { state in
             state.see(entry, home)
             if let source {
+                let key = EdgeKey(source: source, target: .node(node))
+                if !awaited, entry.isAsync, state.edgeIndex[key] == nil {
+                    state.readFirstEdges.insert(key)
+                }
                 state.add(Edge(to: .node(node), kind: kind), from: source)
                 if awaited {
-                    state.awaitedEdges.insert(EdgeKey(source: source, target: .node(node)))
+                    state.awaitedEdges.insert(key)
                 }
             }
         }
@@ -286,15 +293,24 @@ final class ValidationRecorder: @unchecked Sendable {
         }
     }
 
-    /// The registrations `source`'s build awaited so far.
-    func awaited(by source: Source) -> Set<ObjectIdentifier> {
+    /// The async registrations `node`'s build awaited, directly or through builds it awaited, as recorded so far:
+    /// built once it is (a build validation made earlier, and that a later await only reads, still awaited them).
+    func awaitedThrough(_ node: Node) -> [ObjectIdentifier] {
         state.withLock { state in
-            Set(
-                state.awaitedEdges.lazy.compactMap { edge in
-                    guard edge.source == source, case .node(let target) = edge.target else { return nil }
-                    return target.entry
+            var found: [ObjectIdentifier] = []
+            var pending: [Node] = [node]
+            var visited: Set<Node> = [node]
+            while let current = pending.popLast() {
+                for edge in state.dependencies[.node(current)] ?? [] {
+                    guard case .node(let target) = edge.to,
+                        state.awaitedEdges.contains(EdgeKey(source: .node(current), target: edge.to)),
+                        visited.insert(target).inserted
+                    else { continue }
+                    found.append(target.entry)
+                    pending.append(target)
                 }
-            )
+            }
+            return found
         }
     }
 
