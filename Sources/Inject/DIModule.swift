@@ -1,4 +1,4 @@
-/// A group of registrations, such as one feature's services, installed with ``DIContainer/install(_:)``.
+/// A group of registrations, such as one feature's services, installed with ``DIContainer/install(_:file:line:)``.
 ///
 /// ```swift
 /// struct NotesModule: DIModule {
