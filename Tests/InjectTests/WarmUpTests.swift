@@ -207,6 +207,34 @@ struct WarmUpTests {
         #expect(report.wallSeconds > 0)
     }
 
+    @Test func aBuildThatWaitsForAnotherThreadsBuildDoesNotCountTheWaitAsItsOwnTime() async throws {
+        // FeatureFlags and HomeFeed both need Config (30 ms): whichever asks second waits for the other's build.
+        let container = DIContainer()
+        container.register(Config.self) {
+            usleep(30_000)
+            return Config()
+        }
+        .scope(.singleton)
+        container.register(FeatureFlags.self) { r in
+            _ = try r.resolve(Config.self)
+            return FeatureFlags()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Config.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        let config = try #require(report.builds.first { $0.service == "Config" }, "\(report)")
+        for service in ["FeatureFlags", "HomeFeed"] {
+            let build = try #require(report.builds.first { $0.service == service }, "\(report)")
+            #expect(build.seconds < config.seconds / 2, "\(service) only waited: \(report)")
+        }
+    }
+
     @Test func aGraphServiceSeveralEagerServicesBuildIsOnTheCriticalPathOnce() async throws {
         // Each eager HomeFeed builds its own .graph Database (30 ms): the path holds one of them, and its time once.
         let container = DIContainer()

@@ -192,6 +192,9 @@ final class InstanceSlot<T>: Gate, ReleasableSlot, @unchecked Sendable {
             case .wait(let build):
                 awaited = build
                 defer { state.withLock { $0.waiters -= 1 } }
+                // The wait is not the waiting build's own time: its report (validation's, warmUp()'s) leaves it out.
+                let waitStart = monotonicNanoseconds()
+                defer { ResolutionContext.noteWait(since: waitStart) }
                 do {
                     try Parking.shared.wait(for: self, thread: thread)
                 } catch let deadlock as Parking.Deadlock {

@@ -182,6 +182,16 @@ final class ResolutionContext {
         frameBuffer[depthStorage.pointee - 1].nestedNanoseconds &+= nanoseconds
     }
 
+    /// Counts a wait, since `start`, for a build under way on another thread as time the build under way on this one
+    /// spent outside its own code, as a nested build's is.
+    static func noteWait(since start: UInt64) {
+        guard let raw = c_inject_get_thread_context() else { return }
+        let context = Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue()
+        if context.depthStorage.pointee > 0 {
+            context.addNestedTime(monotonicNanoseconds() &- start)
+        }
+    }
+
     /// Marks the frame at `index` as having lent its instance in progress.
     func markLent(at index: Int) -> Bool {
         guard !frameBuffer[index].lent else { return false }
