@@ -337,6 +337,45 @@ struct ValidationOfWhatWarmUpBuildsTests {
         await #expect(throws: StartupError.self) { try await container.warmUp() }
     }
 
+    @Test(arguments: [false, true])
+    func aMainActorSingletonWarmUpBuildsIsReadFromAnyThreadAfterIt(isEager: Bool) async throws {
+        // Store, built on the main actor, is eager (or not, and nothing builds it first): Index reads it off it.
+        let container = DIContainer()
+        if isEager {
+            container.register(Store.self, mainActorFactory: { _ in Store() }).scope(.singleton).eager()
+        } else {
+            container.register(Store.self, mainActorFactory: { _ in Store() }).scope(.singleton)
+        }
+        container.register { r in Index(store: try r.resolve()) }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.untimedProblems.isEmpty == isEager, "\(report)")
+        if isEager {
+            try await container.warmUp()
+            let index = await Task.detached { try container.resolveThrowing(Index.self) }.result
+            #expect(try index.get().store === container.resolve(Store.self))
+        }
+    }
+
+    @Test func warmUpEndsWhenItsWavesOnlyBuildAgainWhatAFactoryResets() async throws {
+        // Feed resets Config and reads an async Store nothing builds: each wave builds Config again, and no more.
+        let container = DIContainer()
+        container.register { Config() }.scope(.cached)
+        container.register { () async -> Store in Store() }.scope(.singleton)
+        container.register { r -> Feed in
+            _ = try r.resolve(Config.self)
+            container.reset(Config.self)
+            _ = try r.resolve(Store.self)
+            return Feed()
+        }
+        .scope(.singleton).eager()
+
+        let outcome = await completes("a warm-up whose waves build nothing new") { try await container.warmUp() }
+
+        #expect(throws: StartupError.self) { try #require(outcome).get() }
+    }
+
     @Test func aParentsEagerRegistrationAChildReplacesIsStillBuiltByTheChildsWarmUpAndJudged() async throws {
         struct Offline: Error {}
         let app = DIContainer()

@@ -42,11 +42,13 @@ final class StartupRecorder: @unchecked Sendable {
         self.started = started
     }
 
-    /// How many instances the builds so far made that their scope keeps (not `.graph`, `.transient` or `.weak`):
-    /// a wave of builds tried again that adds one made progress, even if its builds failed after.
+    /// How many registrations (in their containers) the builds so far made an instance of that their scope keeps
+    /// (not `.graph`, `.transient` or `.weak`): a wave of builds tried again that adds one made progress, even if its
+    /// builds failed after. One built again (a reset in between) adds nothing, so the waves end.
     var keptBuildCount: Int {
         state.withLock { state in
-            state.builds.count { ![Scope.graph, .transient, .weak].contains($0.event.scope) }
+            Set(state.builds.lazy.filter { ![Scope.graph, .transient, .weak].contains($0.event.scope) }.map(\.node))
+                .count
         }
     }
 

@@ -10,6 +10,16 @@ extension ProblemCollector {
     /// is a warning too: its first read works only on the main actor, whichever thread reads it.
     mutating func addMainActorDependencies(in seen: ValidationRecorder.State) {
         let entriesByID = seen.entriesByID
+        // A main-actor singleton warmUp() builds (it is eager, or an eager build awaits it) is read, not built, by
+        // a synchronous resolve that comes after: from any thread. Worked out only if some registration needs one.
+        var warmUp: WarmUpBuilds?
+        let validated = recorder?.validated
+        func isBuiltByWarmUp(_ entry: EntryBase) -> Bool {
+            if warmUp == nil {
+                warmUp = seen.warmUpBuilds(validated: validated)
+            }
+            return warmUp?.kept.contains(ObjectIdentifier(entry)) == true
+        }
         for case .node(let node) in seen.sources {
             guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isForward,
                 let edges = seen.dependencies[.node(node)]
@@ -23,8 +33,12 @@ extension ProblemCollector {
                     entriesByID
                 )
             {
+                // An eager asker is built by warmUp() itself, maybe before the main-actor service.
+                guard asker.isEager || !isBuiltByWarmUp(needed) else { continue }
                 add(mainActorProblem(asker, needs: needed, through: through, eager: asker.isEager))
-            } else if let (needed, weakly) = Self.lazyMainActorDependency(in: edges, seen, entriesByID) {
+            } else if let (needed, weakly) = Self.lazyMainActorDependency(in: edges, seen, entriesByID),
+                !isBuiltByWarmUp(needed)
+            {
                 add(lazyMainActorProblem(asker, needs: needed, weakly: weakly))
             }
         }
