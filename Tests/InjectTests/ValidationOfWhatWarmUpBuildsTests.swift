@@ -166,6 +166,31 @@ struct ValidationOfWhatWarmUpBuildsTests {
         try await container.warmUp()
     }
 
+    @Test(arguments: [false, true])
+    func aLazyReadAfterASingletonValidationBuiltBeforeReadTheServiceIsValid(builtBefore: Bool) async throws {
+        // Index, a singleton, reads Store with r.resolve; Warm gets Index, then reads Store lazily. Whether validation
+        // built Index on its own first (its registration comes first) or inside Warm's build.
+        let container = DIContainer()
+        container.register { () async -> Store in Store() }.scope(.singleton).eager()
+        if builtBefore {
+            container.register { r in Index(store: try r.resolve()) }.scope(.singleton)
+        }
+        container.register { r -> Warm in
+            _ = try r.resolve(Index.self)
+            _ = Holder<Store>().held
+            return Warm()
+        }
+        .scope(.singleton).eager()
+        if !builtBefore {
+            container.register { r in Index(store: try r.resolve()) }.scope(.singleton)
+        }
+
+        let report = await container.validationReportAsync()
+
+        #expect(report.isValid, "\(report)")
+        try await container.warmUp()
+    }
+
     @Test func aLazyReadAfterAPropertyWrappersReadIsStillAnError() async throws {
         // The @Injected read keeps its failure until the factory returns: the lazy read after it runs, and traps.
         let container = DIContainer()

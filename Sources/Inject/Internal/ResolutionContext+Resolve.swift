@@ -174,7 +174,16 @@ extension ResolutionContext {
         _ argument: ArgumentBox?
     ) throws -> T {
         if let recorder = overlay?.recorder {
-            recorder.record(from: recordSource, to: entry, home: home, argument: argument, kind: recordKind)
+            // A property wrapper's own request (or a lazy one's): a failure there does not throw into the build.
+            let byWrapper = readBoundary > 0 && readBoundary == frames.count
+            recorder.record(
+                from: recordSource,
+                to: entry,
+                home: home,
+                argument: argument,
+                kind: recordKind,
+                byWrapper: byWrapper
+            )
             if let lazy = lazyRead, lazy.depth == frames.count, let frame = frames.last {
                 // A lazy wrapper's first read inside this build: judged once everything is recorded, with the async
                 // services this build's own code read or awaited before it.
@@ -187,6 +196,12 @@ extension ResolutionContext {
                         site: lazy.site,
                         read: Self.node(entry, in: home, argument),
                         readBefore: readBefore.union(asyncResolution?.awaited(by: reader) ?? [])
+                            .union(
+                                recorder.readsThatThrow(
+                                    inBuildsBefore: Self.node(entry, in: home, argument),
+                                    by: reader
+                                )
+                            )
                     )
                 )
             }
@@ -459,11 +474,15 @@ extension ResolutionContext {
             slot = overlay?.slot(for: entry, home: home, code) ?? home.scopedSlot(for: entry)
         }
         if let value = slot?.current {
-            if overlay?.recorder != nil {
+            if let recorder = overlay?.recorder {
                 // A read that throws when it fails: each build whose subtree made it has the service from now on (a
                 // wrapper's read below `readBoundary` does not throw, and protects only the builds inside it). An
                 // async resolution keeps them across the parts it runs on threads.
                 let readers = frames[readBoundary...].map { Self.node($0.entry, in: $0.container, $0.argument) }
+                if let reader = readers.last {
+                    // For a later build that reads this build again, cached: what it read, once per validation.
+                    recorder.recordReadThatThrows(of: entry, by: reader)
+                }
                 if let asyncResolution {
                     asyncResolution.noteRead(entry, by: readers)
                 } else {

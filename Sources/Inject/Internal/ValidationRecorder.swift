@@ -167,6 +167,12 @@ final class ValidationRecorder: @unchecked Sendable {
         /// The requests for an async registration whose first was a synchronous read: awaited later or not, that
         /// read came first, and needs the instance built before.
         var readFirstEdges: Set<EdgeKey> = []
+        /// The requests a property wrapper made itself (a lazy one's first read too): their failures do not throw
+        /// into the build that made the wrapper.
+        var wrapperEdges: Set<EdgeKey> = []
+        /// Synchronous reads of async registrations that throw when they fail, by the build whose own code made
+        /// them: the async registration's identity, by the reading build.
+        var readsThatThrow: [Node: Set<ObjectIdentifier>] = [:]
         /// `.weak` registrations whose factory made a value type, with that type.
         var weakValueTypes: [(entry: EntryBase, type: Any.Type)] = []
         /// `resolveAll` calls that found registrations of their type, all taking an argument: an empty list. By the
@@ -217,7 +223,8 @@ final class ValidationRecorder: @unchecked Sendable {
         home: DIContainer,
         argument: ArgumentBox?,
         kind: EdgeKind,
-        awaited: Bool = false
+        awaited: Bool = false,
+        byWrapper: Bool = false
     ) {
         let node = Node(
             entry: ObjectIdentifier(entry),
@@ -234,6 +241,9 @@ final class ValidationRecorder: @unchecked Sendable {
                 state.add(Edge(to: .node(node), kind: kind), from: source)
                 if awaited {
                     state.awaitedEdges.insert(key)
+                }
+                if byWrapper {
+                    state.wrapperEdges.insert(key)
                 }
             }
         }
@@ -307,6 +317,41 @@ final class ValidationRecorder: @unchecked Sendable {
                         visited.insert(target).inserted
                     else { continue }
                     found.append(target.entry)
+                    pending.append(target)
+                }
+            }
+            return found
+        }
+    }
+
+    /// `reader`'s own code read the async registration `entry` synchronously, in a way that throws if it fails.
+    func recordReadThatThrows(of entry: EntryBase, by reader: Node) {
+        state.withLock { _ = $0.readsThatThrow[reader, default: []].insert(ObjectIdentifier(entry)) }
+    }
+
+    /// The async registrations read, in a way that throws, by the builds `reader` asked for before its request for
+    /// `current` (not through a property wrapper, whose failure does not throw into it), and by what those asked
+    /// for: built before that request at run time, or the build failed first. It finds them in builds that
+    /// validation made earlier and that `reader` only read again.
+    func readsThatThrow(inBuildsBefore current: Node, by reader: Node) -> Set<ObjectIdentifier> {
+        state.withLock { state in
+            var found: Set<ObjectIdentifier> = []
+            var pending: [Node] = []
+            var visited: Set<Node> = [reader]
+            for edge in state.dependencies[.node(reader)] ?? [] where !edge.kind.isOnFirstRead {
+                guard case .node(let target) = edge.to, target != current,
+                    !state.wrapperEdges.contains(EdgeKey(source: .node(reader), target: edge.to)),
+                    visited.insert(target).inserted
+                else { continue }
+                pending.append(target)
+            }
+            while let node = pending.popLast() {
+                found.formUnion(state.readsThatThrow[node] ?? [])
+                for edge in state.dependencies[.node(node)] ?? [] where !edge.kind.isOnFirstRead {
+                    guard case .node(let target) = edge.to,
+                        !state.wrapperEdges.contains(EdgeKey(source: .node(node), target: edge.to)),
+                        visited.insert(target).inserted
+                    else { continue }
                     pending.append(target)
                 }
             }
