@@ -62,7 +62,8 @@ extension DIContainer {
         while true {
             let waiting = wave.filter { $0.error.kind == .notBuiltYet }
             failures += wave.filter { $0.error.kind != .notBuiltYet }.map(\.error)
-            guard !waiting.isEmpty else { break }
+            // Cancelled, it tries nothing again: the check below throws.
+            guard !waiting.isEmpty, !Task.isCancelled else { break }
             recorder.beginRetryWave(
                 at: monotonicNanoseconds(),
                 retried: waiting.map { waiting in

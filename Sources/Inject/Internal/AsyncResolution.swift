@@ -31,7 +31,7 @@ final class AsyncResolution: @unchecked Sendable {
         var resolvedAsync: Set<ObjectIdentifier> = []
         /// Under validation: the async registrations each build's subtree awaited or read in a way that fails it
         /// when they are not built, by build.
-        var awaited: Set<ResolutionContext.AsyncRead> = []
+        var reads: Set<ResolutionContext.AsyncRead> = []
         /// Builds under way elsewhere whose instances this resolution took in a cycle across threads or tasks.
         var borrowed: [any Gate] = []
         /// What failed lenders left, dropped when the resolution ends (see `ResolutionContext+Lending.swift`).
@@ -92,12 +92,12 @@ final class AsyncResolution: @unchecked Sendable {
     /// ``noteRead(_:by:)`` for the registration whose identity is `entry`.
     func noteRead(_ entry: ObjectIdentifier, by readers: [ValidationRecorder.Node]) {
         let reads = readers.map { ResolutionContext.AsyncRead(reader: $0, read: entry) }
-        state.withLock { $0.awaited.formUnion(reads) }
+        state.withLock { $0.reads.formUnion(reads) }
     }
 
     /// Under validation, the async registrations the subtree of the build `reader` awaited (or read) so far.
-    func awaited(by reader: ValidationRecorder.Node) -> Set<ObjectIdentifier> {
-        state.withLock { state in Set(state.awaited.lazy.filter { $0.reader == reader }.map(\.read)) }
+    func reads(by reader: ValidationRecorder.Node) -> Set<ObjectIdentifier> {
+        state.withLock { state in Set(state.reads.lazy.filter { $0.reader == reader }.map(\.read)) }
     }
 
     /// Notes what a failed lender left, to drop when the resolution ends.

@@ -195,7 +195,7 @@ extension ResolutionContext {
                         closure: frame.inProgress == nil ? "factory" : "resolveProperties closure",
                         site: lazy.site,
                         read: Self.node(entry, in: home, argument),
-                        readBefore: readBefore.union(asyncResolution?.awaited(by: reader) ?? [])
+                        readBefore: readBefore.union(asyncResolution?.reads(by: reader) ?? [])
                             .union(
                                 recorder.readsThatThrow(
                                     inBuildsBefore: Self.node(entry, in: home, argument),
