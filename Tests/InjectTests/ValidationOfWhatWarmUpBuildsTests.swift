@@ -383,6 +383,25 @@ struct ValidationOfWhatWarmUpBuildsTests {
         }
     }
 
+    @Test func aScopedMainActorServiceASessionsWarmUpBuildsIsReadFromAnyThreadAfterItButNotInTheRoot() async throws {
+        // Store is .scoped and eager: the session's warmUp() builds the session's own, which Index then reads.
+        let app = DIContainer()
+        app.register(Store.self, mainActorFactory: { _ in Store() }).scope(.scoped).eager()
+        let session = app.makeChild()
+        session.register { r in Index(store: try r.resolve()) }
+        app.register { r in Index(store: try r.resolve()) }
+
+        let sessionReport = await session.validationReportAsync()
+        let appReport = await app.validationReportAsync()
+
+        #expect(sessionReport.untimedProblems.isEmpty, "\(sessionReport)")
+        // The root's warmUp() leaves its .scoped registrations to its children: the root's Index still needs it.
+        #expect(appReport.warnings.contains { $0.message.contains("registered with mainActorFactory") }, "\(appReport)")
+        try await session.warmUp()
+        let index = await Task.detached { try session.resolveThrowing(Index.self) }.result
+        #expect(try index.get().store === session.resolve(Store.self))
+    }
+
     @Test func warmUpEndsWhenItsWavesOnlyBuildAgainWhatAFactoryResets() async throws {
         // Feed resets Config and reads an async Store nothing builds: each wave builds Config again, and no more.
         let container = DIContainer()

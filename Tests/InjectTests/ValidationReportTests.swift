@@ -98,6 +98,18 @@ struct ValidationReportTests {
         #expect(error.lowerBound < warning.lowerBound, "\(report)")
     }
 
+    @Test func aForwardOfImplementsIsNotTimedAsAFactory() throws {
+        // The forward builds nothing of its own: only EnglishGreeter's factory has a time to rank.
+        let container = DIContainer()
+        container.register { EnglishGreeter() }.scope(.singleton).implements(Greeter.self)
+        container.register { r in Reporter(logger: Logger(tag: (try r.resolve(Greeter.self)).greeting)) }
+
+        let report = container.validationReport()
+
+        #expect(report.buildTimes.contains { $0.service == "EnglishGreeter" }, "\(report.buildTimes)")
+        #expect(!report.buildTimes.contains { $0.service == "Greeter" }, "\(report.buildTimes)")
+    }
+
     @Test func theSlowestRegistrationsComeLastWithTheirBuildTimes() throws {
         let container = DIContainer()
         let slowLine = #line + 1

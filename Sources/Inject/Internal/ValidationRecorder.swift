@@ -265,7 +265,8 @@ final class ValidationRecorder: @unchecked Sendable {
     func recordBuild(of entry: EntryBase, home: DIContainer, nanoseconds: UInt64?) {
         state.withLock { state in
             state.see(entry, home)
-            guard let nanoseconds else { return }
+            // A forward of `implements` builds nothing of its own: the registration it forwards to is timed.
+            guard let nanoseconds, !entry.isForward else { return }
             let key = ObjectIdentifier(entry)
             state.buildNanoseconds[key] = max(state.buildNanoseconds[key] ?? 0, nanoseconds)
         }

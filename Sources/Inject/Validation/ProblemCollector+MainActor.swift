@@ -14,18 +14,19 @@ extension ProblemCollector {
         // a synchronous resolve that comes after: from any thread. Worked out only if some registration needs one.
         var warmUp: WarmUpBuilds?
         let validated = recorder?.validated
-        func isBuiltByWarmUp(_ entry: EntryBase) -> Bool {
+        // A .scoped one counts only in the container whose warmUp() builds it: the one the asker reads it from.
+        func isBuiltByWarmUp(_ node: ValidationRecorder.Node) -> Bool {
             if warmUp == nil {
                 warmUp = seen.warmUpBuilds(validated: validated)
             }
-            return warmUp?.kept.contains(ObjectIdentifier(entry)) == true
+            return warmUp?.keeps(node) == true
         }
         for case .node(let node) in seen.sources {
             guard let asker = entriesByID[node.entry], !asker.isMainActor, !asker.isForward,
                 let edges = seen.dependencies[.node(node)]
             else { continue }
             if !asker.isAsync,
-                let (needed, through) = Self.mainActorDependency(
+                let (needed, neededNode, through) = Self.mainActorDependency(
                     of: node,
                     edges: edges,
                     transitively: asker.isEager,
@@ -34,10 +35,10 @@ extension ProblemCollector {
                 )
             {
                 // An eager asker is built by warmUp() itself, maybe before the main-actor service.
-                guard asker.isEager || !isBuiltByWarmUp(needed) else { continue }
+                guard asker.isEager || !isBuiltByWarmUp(neededNode) else { continue }
                 add(mainActorProblem(asker, needs: needed, through: through, eager: asker.isEager))
-            } else if let (needed, weakly) = Self.lazyMainActorDependency(in: edges, seen, entriesByID),
-                !isBuiltByWarmUp(needed)
+            } else if let (needed, neededNode, weakly) = Self.lazyMainActorDependency(in: edges, seen, entriesByID),
+                !isBuiltByWarmUp(neededNode)
             {
                 add(lazyMainActorProblem(asker, needs: needed, weakly: weakly))
             }
@@ -45,20 +46,20 @@ extension ProblemCollector {
     }
 
     /// The first `mainActorFactory` registration a lazy wrapper of `node`'s instance reads (through `implements`
-    /// forwards too), and whether the wrapper is `@WeakInjected`.
+    /// forwards too), the instance it reads, and whether the wrapper is `@WeakInjected`.
     private static func lazyMainActorDependency(
         in edges: [ValidationRecorder.Edge],
         _ seen: ValidationRecorder.State,
         _ entriesByID: [ObjectIdentifier: EntryBase]
-    ) -> (EntryBase, weakly: Bool)? {
+    ) -> (EntryBase, ValidationRecorder.Node, weakly: Bool)? {
         for edge in edges where edge.kind.isOnFirstRead {
             guard case .node(let target) = edge.to, let read = entriesByID[target.entry] else { continue }
             if read.isMainActor {
-                return (read, edge.kind == .weak)
+                return (read, target, edge.kind == .weak)
             }
             if read.isForward,
                 let forwardEdges = seen.dependencies[.node(target)],
-                let (forwarded, _) = mainActorDependency(
+                let (forwarded, forwardedNode, _) = mainActorDependency(
                     of: target,
                     edges: forwardEdges,
                     transitively: false,
@@ -66,7 +67,7 @@ extension ProblemCollector {
                     entriesByID
                 )
             {
-                return (forwarded, edge.kind == .weak)
+                return (forwarded, forwardedNode, edge.kind == .weak)
             }
         }
         return nil
@@ -93,8 +94,9 @@ extension ProblemCollector {
         )
     }
 
-    /// The first `mainActorFactory` registration that `node`'s build asks for synchronously, and the synchronous
-    /// builds in between (none unless `transitively`); `implements` forwards are passed through.
+    /// The first `mainActorFactory` registration that `node`'s build asks for synchronously, the instance it asks
+    /// for, and the synchronous builds in between (none unless `transitively`); `implements` forwards are passed
+    /// through.
     ///
     /// - Parameter edges: `node`'s own edges, looked up once by the caller.
     private static func mainActorDependency(
@@ -103,12 +105,12 @@ extension ProblemCollector {
         transitively: Bool,
         _ seen: ValidationRecorder.State,
         _ entriesByID: [ObjectIdentifier: EntryBase]
-    ) -> (EntryBase, through: [EntryBase])? {
+    ) -> (EntryBase, ValidationRecorder.Node, through: [EntryBase])? {
         // Most builds ask for no main-actor service and no forward: one look at the edges, with nothing allocated.
         var mayReachOne = false
         for edge in edges where !edge.kind.isOnFirstRead {
             guard case .node(let target) = edge.to, let needed = entriesByID[target.entry] else { continue }
-            if needed.isMainActor { return (needed, []) }
+            if needed.isMainActor { return (needed, target, []) }
             if needed.isForward || (transitively && !needed.isAsync) {
                 mayReachOne = true
             }
@@ -123,7 +125,7 @@ extension ProblemCollector {
             next += 1
             for edge in seen.dependencies[.node(node)] ?? [] where !edge.kind.isOnFirstRead {
                 guard case .node(let target) = edge.to, let needed = entriesByID[target.entry] else { continue }
-                if needed.isMainActor { return (needed, through) }
+                if needed.isMainActor { return (needed, target, through) }
                 guard visited.insert(target).inserted else { continue }
                 if needed.isForward {
                     pending.append((target, through))
