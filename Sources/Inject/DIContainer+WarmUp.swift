@@ -178,7 +178,6 @@ extension DIContainer {
             try await build.entry.buildAsync(in: resolution, owner: build.owner, through: self, argument: nil)
             return nil
         } catch {
-            recorder.recordFailure(end: monotonicNanoseconds())
             return (build, Self.failure(error, building: build.entry))
         }
     }

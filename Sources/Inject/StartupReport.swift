@@ -15,7 +15,8 @@
 public struct StartupReport: CustomStringConvertible, Sendable {
     /// Every instance `warmUp()` built, eager registrations and what they asked for, slowest first.
     public let builds: [BuildEvent]
-    /// From `warmUp()`'s start to its last build's end.
+    /// From `warmUp()`'s start until it had every build it set out to make: its own last build's end, or later when
+    /// it waited for one that another `warmUp()` or a resolve was making.
     public let wallSeconds: Double
     /// The sum of all build times: what a one-by-one start-up costs.
     public let serialSeconds: Double
@@ -60,9 +61,10 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         self.criticalPathSeconds = criticalPathSeconds
     }
 
-    /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``.
+    /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``; 1 when it built
+    /// nothing, which has no one-by-one start-up to compare with.
     public var speedUp: Double {
-        wallSeconds > 0 ? serialSeconds / wallSeconds : 1
+        wallSeconds > 0 && !builds.isEmpty ? serialSeconds / wallSeconds : 1
     }
 
     /// How many builds ``description`` lists.
@@ -95,7 +97,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         switch builds.count {
         case 0: lines = ["warm-up: no build succeeded, in \(Describe.milliseconds(wallSeconds))"]
         // One build has nothing to be built beside: no one-by-one time to compare with.
-        case 1: lines = ["warm-up: 1 build in \(Describe.milliseconds(wallSeconds))"]
+        case 1:
+            let outside = wentOutsideTheBuilds ? ": most of the wall time went outside this build (\(Self.outside))" : ""
+            lines = ["warm-up: 1 build in \(Describe.milliseconds(wallSeconds))\(outside)"]
         default:
             lines = [
                 """
@@ -129,7 +133,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             }
         }
         if slowest.isEmpty, !builds.isEmpty {
-            lines.append("every build took under 0.05 ms")
+            lines.append(builds.count == 1 ? "it took under 0.05 ms" : "every build took under 0.05 ms")
         } else if builds.count > slowest.count {
             let rest = builds.count - slowest.count
             lines.append("  and \(ValidationReport.count(rest, "faster build"))")
@@ -165,8 +169,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 ? "no faster: one build, \(criticalPath[0]), took nearly all of the time"
                 : "no faster: each build waited for the one before it (the critical path below)")
             : nil
-        // Well over every build's time put together: something besides the builds took the rest.
-        guard wallSeconds > serialSeconds * 1.5, wallSeconds - serialSeconds >= 0.005 else {
+        guard wentOutsideTheBuilds else {
             // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
             return chain ?? "no faster, too little to build in parallel"
         }
@@ -174,17 +177,25 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         if !failures.isEmpty {
             return "no faster, counting only the builds that succeeded: the failed ones (below) took time too"
         }
-        let outside = """
-            most of the wall time went outside these builds (waiting for a build that another warmUp() or a resolve \
-            was making, which this report does not count, onBuild observers, hops to the main actor, or a busy \
-            machine)
-            """
+        let outside = "most of the wall time went outside these builds (\(Self.outside))"
         // A chain of a few milliseconds explains little beside that: only a longer one is named with it.
         if let chain, pathSeconds >= 0.005 {
             return "\(chain); and \(outside)"
         }
         return "no faster: \(outside)"
     }
+
+    /// Whether the wall time is well over every build's time put together: something besides the builds took the
+    /// rest.
+    private var wentOutsideTheBuilds: Bool {
+        wallSeconds > serialSeconds * 1.5 && wallSeconds - serialSeconds >= 0.005
+    }
+
+    /// Where the wall time goes that no build of the report counts.
+    private static let outside = """
+        waiting for a build that another warmUp() or a resolve was making, which this report does not count, onBuild \
+        observers, hops to the main actor, or a busy machine
+        """
 
     /// `2.5`, one decimal, without Foundation.
     private func format1(_ value: Double) -> String {

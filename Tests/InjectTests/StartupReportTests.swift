@@ -43,6 +43,20 @@ struct StartupReportTests {
         )
     }
 
+    @Test func aWarmUpThatBuiltNothingIsNoSlowerThanOneByOne() {
+        // Another warm-up built both eager services while this one waited 40 ms for them.
+        let report = StartupReport(
+            builds: [],
+            wallSeconds: 0.04,
+            serialSeconds: 0,
+            criticalPath: [],
+            failures: [],
+            builtElsewhere: 2
+        )
+
+        #expect(report.speedUp == 1, "\(report)")
+    }
+
     @Test func aWarmUpThatWaitedForBuildsMadeElsewhereDoesNotBlameItsOwnChain() throws {
         // A child's warm-up that waited 40 ms for the parent's Database, which the parent's warm-up was building.
         let report = StartupReport(

@@ -284,6 +284,58 @@ struct WarmUpTests {
         #expect(report.serialSeconds < database.seconds * 1.5, "counted once: \(report)")
     }
 
+    @Test func aFactoryThatAsksConcurrentlyCountsTheTimeItsDependenciesOverlapOnce() async throws {
+        // HomeFeed awaits Config (20 ms) and Database (40 ms) at once, with async let, then works 30 ms itself.
+        let container = DIContainer()
+        container.register(Config.self) { _ in
+            try await Task.sleep(nanoseconds: 20_000_000)
+            return Config()
+        }
+        .scope(.singleton)
+        container.register(Database.self) { _ in
+            try await Task.sleep(nanoseconds: 40_000_000)
+            return Database()
+        }
+        .scope(.singleton)
+        container.register(HomeFeed.self) { r in
+            async let config = r.resolveAsync(Config.self)
+            async let database = r.resolveAsync(Database.self)
+            _ = try await (config, database)
+            try await Task.sleep(nanoseconds: 30_000_000)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        let feed = try #require(report.builds.first { $0.service == "HomeFeed" }, "\(report)")
+        #expect(feed.seconds >= 0.03, "its own 30 ms, not less the 60 ms its dependencies took together: \(report)")
+    }
+
+    @Test func theCriticalPathLeavesOutWorkDoneWhileTheBuildBeforeItRanSoItNeverExceedsTheWallTime() async throws {
+        // Config takes 30 ms; HomeFeed works 25 ms meanwhile, then awaits Config, then works 10 ms more.
+        let container = DIContainer()
+        container.register(Config.self) { _ in
+            try await Task.sleep(nanoseconds: 30_000_000)
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            try await Task.sleep(nanoseconds: 25_000_000)
+            _ = try await r.resolveAsync(Config.self)
+            try await Task.sleep(nanoseconds: 10_000_000)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        #expect(report.criticalPath == ["Config", "HomeFeed"], "\(report)")
+        let line = try #require(report.description.split(separator: "\n").first { $0.hasPrefix("critical path, ") })
+        let milliseconds = try #require(Double(line.dropFirst("critical path, ".count).prefix { $0 != " " }))
+        #expect(milliseconds <= report.wallSeconds * 1000 + 0.05, "\(report)")
+    }
+
     @Test func aCheapServiceBuiltAfterAWaitDoesNotHideTheWaitFromTheCriticalPath() async throws {
         // HomeFeed awaits Config (30 ms), then builds Database (nothing) itself: Database ends last of HomeFeed's
         // dependencies, but it was held back by the wait for Config, which is what bounded the start-up.
@@ -396,13 +448,37 @@ struct WarmUpTests {
 
         try #require(report.builds.count == 1)
         if report.builds[0].seconds < 0.000_05 {
-            #expect(report.description.contains("every build took under 0.05 ms"), "\(report)")
+            #expect(report.description.contains("it took under 0.05 ms"), "\(report)")
             #expect(!report.description.contains("faster build"), "\(report)")
             #expect(!report.description.contains("slowest builds"), "\(report)")
             #expect(!report.description.contains("critical path, 0.0 ms"), "\(report)")
         } else {
             #expect(report.description.contains("slowest builds:\n  Widget (.singleton)"), "\(report)")
         }
+    }
+
+    @Test func aWarmUpThatWaitedForABuildMadeElsewhereCountsTheWaitInItsWallTime() async throws {
+        // A resolve is building Database (30 ms) when warmUp() starts: it builds Config itself and waits for Database.
+        let container = DIContainer()
+        let started = AsyncGate()
+        container.register(Config.self) { Config() }.scope(.singleton).eager()
+        container.register(Database.self) { () async throws -> Database in
+            started.openGate()
+            try await Task.sleep(nanoseconds: 30_000_000)
+            return Database()
+        }
+        .scope(.singleton).eager()
+        let resolve = Task { try await container.resolveAsync(Database.self) }
+        await started.wait()
+        let waitStart = DispatchTime.now().uptimeNanoseconds
+
+        let report = try await container.warmUp()
+
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - waitStart) / 1_000_000_000
+        #expect(report.builds.map(\.service) == ["Config"], "\(report)")
+        #expect(report.wallSeconds >= waited / 2, "it waited \(waited) s for Database: \(report)")
+        #expect(report.description.contains("most of the wall time went outside this build"), "\(report)")
+        _ = try await resolve.value
     }
 
     @Test func cancellingTheTaskThatWarmsUpThrowsCancellationErrorAndLeavesTheRestForLater() async throws {

@@ -90,7 +90,7 @@ extension AsyncResolution {
         do {
             if let parent, timesBuilds {
                 let start = monotonicNanoseconds()
-                defer { parent.addNested(monotonicNanoseconds() &- start) }
+                defer { parent.addNested(from: start, to: monotonicNanoseconds()) }
                 value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
             } else {
                 value = try await untimedInstance(of: entry, owner: owner, through: container, argument, parent: parent)
@@ -349,7 +349,7 @@ extension AsyncResolution {
     private func recordAsyncBuild<T>(_ entry: Entry<T>, frame: AsyncFrame, _ code: Int, start: UInt64) {
         let end = monotonicNanoseconds()
         let elapsed = end &- start
-        let nested = frame.nestedNanoseconds
+        let nested = frame.nestedNanoseconds(from: start, to: end)
         let own = nested < elapsed ? elapsed - nested : 0
         if let recorder = overlay?.recorder {
             recorder.recordBuild(of: entry, home: frame.container, nanoseconds: own)

@@ -178,8 +178,9 @@ final class AsyncFrame: @unchecked Sendable {
     private struct Progress {
         /// The instance once the factory has returned, while `resolveProperties` runs.
         var instance: AnyObject?
-        /// The time spent in nested builds and waits.
-        var nested: UInt64 = 0
+        /// The spans of time spent in nested builds and waits, as they were added. They overlap when the factory
+        /// asks for several at once (`async let`, a task group): that time is counted once.
+        var nested: [(start: UInt64, end: UInt64)] = []
         /// Whether the async factory and its `resolveProperties` have returned (or thrown).
         var factoryReturned = false
         /// Whether the instance in progress was handed back, and the shared builds that ended on it since: see
@@ -309,13 +310,27 @@ final class AsyncFrame: @unchecked Sendable {
         }
     }
 
-    /// Time spent in the builds this one asked for, and in waiting for them.
-    var nestedNanoseconds: UInt64 {
-        progress.withLock { $0.nested }
+    /// Time spent in the builds this one asked for, and in waiting for them, from `start` to `end`: time in which
+    /// several of them ran at once counted once, so that what is left is the factory's own time even when it asks
+    /// concurrently.
+    func nestedNanoseconds(from start: UInt64, to end: UInt64) -> UInt64 {
+        let spans = progress.withLock { $0.nested }.sorted { $0.start < $1.start }
+        var covered: UInt64 = 0
+        var reached = start
+        for span in spans {
+            let from = max(span.start, reached)
+            let to = min(span.end, end)
+            if from < to {
+                covered &+= to &- from
+                reached = to
+            }
+        }
+        return covered
     }
 
-    func addNested(_ nanoseconds: UInt64) {
-        progress.withLock { $0.nested &+= nanoseconds }
+    /// Records that a build this one asked for, or a wait for one, took from `start` to `end`.
+    func addNested(from start: UInt64, to end: UInt64) {
+        progress.withLock { $0.nested.append((start, end)) }
     }
 
     /// This frame and its ancestors, outermost first.

@@ -44,9 +44,11 @@ extension ResolutionContext {
                 // The frames that lent are the async resolution's: they settle what was built on them.
                 handOverLending(to: chain)
             }
-            // The synchronous builds this part of the async ones asked for: not their own time either.
+            // The synchronous builds this part of the async ones asked for: not their own time either. They ran one
+            // after another on this thread, just now: one span that ends now.
             for (depth, ancestor) in chain.enumerated() where frames[depth].nestedNanoseconds > 0 {
-                ancestor.addNested(frames[depth].nestedNanoseconds)
+                let now = monotonicNanoseconds()
+                ancestor.addNested(from: now &- frames[depth].nestedNanoseconds, to: now)
             }
             for _ in chain {
                 pop()

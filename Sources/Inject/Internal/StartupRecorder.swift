@@ -25,8 +25,6 @@ final class StartupRecorder: @unchecked Sendable {
         /// Who asked for what. Every container an edge names is the home of a build, or one of the containers
         /// `warmUp()` resolves through, all alive while it runs.
         var edges: [Node: Set<Node>] = [:]
-        /// When the last build that threw ended: part of the wall time, though no build remains of it.
-        var lastFailureEnd: UInt64 = 0
         /// When each wave of builds tried again began, after every build before it had ended, earliest first.
         var waveStarts: [UInt64] = []
         /// The builds tried again, by node, with the async service read synchronously before it was built, and the
@@ -65,12 +63,6 @@ final class StartupRecorder: @unchecked Sendable {
         state.withLock { _ = $0.edges[from, default: []].insert(to) }
     }
 
-    /// The report: the builds slowest first, wall and serial time, and the critical path.
-    /// Records that an eager build threw, at `end`.
-    func recordFailure(end: UInt64) {
-        state.withLock { $0.lastFailureEnd = max($0.lastFailureEnd, end) }
-    }
-
     /// Records that a wave of builds tried again begins now, after every earlier build ended: each of `retried`
     /// failed because its synchronous factory read `readAsync`, an async service not built yet.
     func beginRetryWave(
@@ -86,17 +78,19 @@ final class StartupRecorder: @unchecked Sendable {
         }
     }
 
+    /// The report: the builds slowest first, wall and serial time, and the critical path.
+    ///
     /// - Parameter attempted: How many eager registrations `warmUp()` found unbuilt and set out to build.
     func report(failures: [ResolutionError], attempted: Int) -> StartupReport {
-        let (builds, edges, lastFailureEnd, waveStarts, retried) = state.withLock {
-            ($0.builds, $0.edges, $0.lastFailureEnd, $0.waveStarts, $0.retried)
+        let (builds, edges, waveStarts, retried) = state.withLock {
+            ($0.builds, $0.edges, $0.waveStarts, $0.retried)
         }
         // Nothing built here, and nothing failed: what it set out to build, another warm-up (or resolve) built
         // meanwhile, and this one waited for those builds until now.
         let builtElsewhere = builds.isEmpty && failures.isEmpty ? attempted : 0
-        let lastEnd =
-            builtElsewhere > 0
-            ? monotonicNanoseconds() : max(builds.map(\.end).max() ?? started, lastFailureEnd)
+        // Until now, not its own last build's end: a wait for a build another warm-up or a resolve was making is
+        // start-up time too, which the report says went outside these builds.
+        let lastEnd = monotonicNanoseconds()
         let path = Self.criticalPath(builds, edges, waveStarts: waveStarts)
         return StartupReport(
             builds: builds.map(\.event).sorted { $0.seconds > $1.seconds },
@@ -111,8 +105,28 @@ final class StartupRecorder: @unchecked Sendable {
             },
             eagerServices: Set(builds.filter(\.isEager).map(\.event.service)),
             builtElsewhere: builtElsewhere,
-            criticalPathSeconds: path.reduce(0) { $0 + $1.event.seconds }
+            criticalPathSeconds: Self.seconds(of: path)
         )
+    }
+
+    /// How long the critical path held start-up back: the first build's own time, then for each build after it only
+    /// what it did outside the build before it. A build that worked before it awaited the one before it on the path
+    /// (`async let`, or an await after some work of its own) did that work meanwhile: it delayed nothing, as the
+    /// path's time can never exceed the wall time.
+    private static func seconds(of path: [Build]) -> Double {
+        var nanoseconds: UInt64 = 0
+        for (index, build) in path.enumerated() {
+            let own = UInt64(build.event.seconds * 1_000_000_000)
+            guard index > 0 else {
+                nanoseconds &+= own
+                continue
+            }
+            let before = path[index - 1]
+            let (overlapStart, overlapEnd) = (max(build.start, before.start), min(build.end, before.end))
+            let overlap = overlapEnd > overlapStart ? overlapEnd - overlapStart : 0
+            nanoseconds &+= min(own, build.end &- build.start &- overlap)
+        }
+        return Double(nanoseconds) / 1_000_000_000
     }
 
     /// Why a build tried again is on the critical path, and how to take it off.
