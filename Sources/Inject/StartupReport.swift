@@ -98,7 +98,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         case 0: lines = ["warm-up: no build succeeded, in \(Describe.milliseconds(wallSeconds))"]
         // One build has nothing to be built beside: no one-by-one time to compare with.
         case 1:
-            let outside = wentOutsideTheBuilds ? ": most of the wall time went outside this build (\(Self.outside))" : ""
+            let outside =
+                wentOutsideTheBuilds ? ": most of the wall time went outside this build (\(Self.outside))" : ""
             lines = ["warm-up: 1 build in \(Describe.milliseconds(wallSeconds))\(outside)"]
         default:
             lines = [
