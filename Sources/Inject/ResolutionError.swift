@@ -136,6 +136,18 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
                 details.insert(line, at: 0)
             }
             registration = site.location
+            if kind == .notRegistered, site.name == nil,
+                details.contains(where: { $0.hasPrefix("registered under other names: ") })
+            {
+                // `_store = Injected(name: "live")` in an init: the declaration's own wrapper, unnamed, came first.
+                details.append(
+                    """
+                    a property wrapper resolves where its property is declared, before any init body runs: an init \
+                    that assigns _property = \("\(site.wrapper)".dropFirst())(name: ...) comes too late to name it; declare \
+                    it \(site.wrapper)(name: ...) instead.
+                    """
+                )
+            }
             if let fixThroughShared {
                 details.insert(
                     """

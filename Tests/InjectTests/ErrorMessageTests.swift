@@ -26,7 +26,37 @@ private protocol Greeting: Sendable {}
 private class Salutation: @unchecked Sendable {}  // @unchecked: no state
 private final class FriendlySalutation: Salutation, Greeting, @unchecked Sendable {}  // @unchecked: no state
 
+private let renamedInInitContainer = DIContainer()
+
+/// Names its wrapper in `init`, too late: the declaration's unnamed wrapper has resolved by then.
+private final class RenamedInInit: @unchecked Sendable {
+    // @unchecked: its one property is set in init and never after.
+    @Injected(container: renamedInInitContainer) var greeter: Greeter
+
+    init() {
+        _greeter = Injected(name: .live, container: renamedInInitContainer)
+    }
+}
+
 struct ErrorMessageTests {
+    @Test func aWrapperNamedInInitIsToldItsDeclarationResolvedFirst() throws {
+        renamedInInitContainer.register(Greeter.self, name: .live) { EnglishGreeter() }
+
+        let report = renamedInInitContainer.validationReport(building: { RenamedInInit() })
+
+        let missing = try #require(report.problems(ofKind: .missingRegistration).first, "\(report)")
+        #expect(missing.description.contains("registered under other names: "), "\(missing)")
+        #expect(
+            missing.description.contains(
+                """
+                an init that assigns _property = Injected(name: ...) comes too late to name it; declare it \
+                @Injected(name: ...) instead.
+                """
+            ),
+            "\(missing)"
+        )
+    }
+
     @Test func aForwardToATypeTheInstanceIsNotSaysSoInPlainWords() throws {
         let container = DIContainer()
         container.register { NetworkClient() }.implements(Greeting.self)

@@ -919,6 +919,7 @@ struct ValidationQuietnessTests {
             ),
             "\(warning)"
         )
+        #expect(warning.description.contains("to replace it in a test, use withOverrides"), "\(warning)")
         #expect(report.isValid)
     }
 

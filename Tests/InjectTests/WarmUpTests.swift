@@ -11,6 +11,9 @@ private final class Database: Sendable {}
 private final class FeatureFlags: Sendable {}
 private final class HomeFeed: Sendable {}
 private final class Broken: Sendable {}
+@MainActor private final class HomeScreen {
+    nonisolated init() {}
+}
 private protocol Exporter: Sendable {}
 private final class PDFExporter: Exporter {}
 private final class MarkdownExporter: Exporter {}
@@ -792,6 +795,41 @@ extension WarmUpTests {
 }
 
 extension WarmUpTests {
+    @Test func aMainActorBuildTriedAgainIsToldToAwaitInAnAsyncFactoryItCanHave() async throws {
+        // HomeScreen's mainActorFactory reads Config before it is built: a mainActorFactory cannot await, so the note
+        // says how to await Config first and then make HomeScreen on the main actor.
+        let container = DIContainer()
+        let screenRead = AsyncGate()
+        container.register(Config.self) { _ in
+            await screenRead.wait()
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeScreen.self, mainActorFactory: { r in
+            screenRead.openGate()
+            _ = try r.resolve(Config.self)
+            usleep(2_000)  // long enough for the critical path to be listed
+            return HomeScreen()
+        })
+        .scope(.singleton).eager()
+
+        let outcome = await completes("a warm-up that tries a main-actor build again") {
+            try await container.warmUp()
+        }
+        let report = try #require(try outcome?.get())
+
+        #expect(report.criticalPath.last == "HomeScreen", "\(report)")
+        #expect(
+            report.description.contains(
+                """
+                register HomeScreen with an async factory that awaits r.resolveAsync(Config.self) and then makes it on \
+                the main actor (await MainActor.run { ... })
+                """
+            ),
+            "\(report)"
+        )
+    }
+
     @Test func aRetriedBuildWhoseDependencyReadTooEarlySaysWhichOneDid() async throws {
         // HomeFeed's async factory awaits Database, whose synchronous factory reads Config before Config is built.
         let container = DIContainer()

@@ -29,7 +29,7 @@ final class StartupRecorder: @unchecked Sendable {
         var waveStarts: [UInt64] = []
         /// The builds tried again, by node, with the async service read synchronously before it was built, and the
         /// registration whose factory read it (the build itself, or one it needs).
-        var retried: [Node: (readAsync: String, reader: String, isAsync: Bool)] = [:]
+        var retried: [Node: (readAsync: String, reader: String, isAsync: Bool, isMainActor: Bool)] = [:]
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -73,7 +73,7 @@ final class StartupRecorder: @unchecked Sendable {
             state.waveStarts.append(start)
             for build in retried {
                 state.retried[Node(entry: ObjectIdentifier(build.entry), home: ObjectIdentifier(build.home))] =
-                    (build.readAsync, build.reader, build.entry.isAsync)
+                    (build.readAsync, build.reader, build.entry.isAsync, build.entry.isMainActor)
             }
         }
     }
@@ -100,7 +100,13 @@ final class StartupRecorder: @unchecked Sendable {
             failures: failures,
             notes: path.compactMap { build in
                 retried[build.node].map {
-                    Self.retryNote(build.event.service, readAsync: $0.readAsync, by: $0.reader, isAsync: $0.isAsync)
+                    Self.retryNote(
+                        build.event.service,
+                        readAsync: $0.readAsync,
+                        by: $0.reader,
+                        isAsync: $0.isAsync,
+                        isMainActor: $0.isMainActor
+                    )
                 }
             },
             eagerServices: Set(builds.filter(\.isEager).map(\.event.service)),
@@ -130,7 +136,22 @@ final class StartupRecorder: @unchecked Sendable {
     }
 
     /// Why a build tried again is on the critical path, and how to take it off.
-    private static func retryNote(_ service: String, readAsync: String, by reader: String, isAsync: Bool) -> String {
+    private static func retryNote(
+        _ service: String,
+        readAsync: String,
+        by reader: String,
+        isAsync: Bool,
+        isMainActor: Bool
+    ) -> String {
+        // A mainActorFactory is synchronous: what awaits the async service first is an async factory of its own.
+        if isMainActor {
+            return """
+                \(service) waited for every other eager build: \(reader == service ? "its" : "\(reader)'s") factory \
+                read \(readAsync) before it was built, so warmUp() built it again after the others; register \
+                \(service) with an async factory that awaits r.resolveAsync(\(readAsync).self) and then makes it on the \
+                main actor (await MainActor.run { ... }): it would start as soon as \(readAsync) is built.
+                """
+        }
         if reader == service, isAsync {
             return """
                 \(service) waited for every other eager build: its async factory read \(readAsync) synchronously, \

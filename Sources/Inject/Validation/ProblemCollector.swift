@@ -108,7 +108,7 @@ struct ProblemCollector {
                 service: entry.label,
                 location: entry.location,
                 message: "\(entry.label) has an async factory, which validate() does not run, so it was not built.",
-                details: ["fix: call try await validateAsync() instead (in a test, or at start-up) to build it too."]
+                details: ["fix: call try await validateAsync() instead (in a test, or at start-up in a debug build) to build it too."]
             )
         }
         if entry.takesArgument, entry.validationSample == nil {
@@ -217,7 +217,8 @@ struct ProblemCollector {
                             """
                             fix: \(remove) (register(\(Describe.type(used.serviceType)).self, name: ...)), or make \
                             the replacement in a child container if it is meant to shadow the \
-                            \(replaced.count == 1 ? "other" : "others").
+                            \(replaced.count == 1 ? "other" : "others"); to replace it in a test, use withOverrides, \
+                            which also keeps every singleton built before it from holding the one it replaces.
                             """,
                         ]
                     )
