@@ -805,12 +805,15 @@ extension WarmUpTests {
             return Config()
         }
         .scope(.singleton).eager()
-        container.register(HomeScreen.self, mainActorFactory: { r in
-            screenRead.openGate()
-            _ = try r.resolve(Config.self)
-            usleep(2_000)  // long enough for the critical path to be listed
-            return HomeScreen()
-        })
+        container.register(
+            HomeScreen.self,
+            mainActorFactory: { r in
+                screenRead.openGate()
+                _ = try r.resolve(Config.self)
+                usleep(2_000)  // long enough for the critical path to be listed
+                return HomeScreen()
+            }
+        )
         .scope(.singleton).eager()
 
         let outcome = await completes("a warm-up that tries a main-actor build again") {

@@ -108,7 +108,9 @@ struct ProblemCollector {
                 service: entry.label,
                 location: entry.location,
                 message: "\(entry.label) has an async factory, which validate() does not run, so it was not built.",
-                details: ["fix: call try await validateAsync() instead (in a test, or at start-up in a debug build) to build it too."]
+                details: [
+                    "fix: call try await validateAsync() instead (in a test, or at start-up in a debug build) to build it too."
+                ]
             )
         }
         if entry.takesArgument, entry.validationSample == nil {
