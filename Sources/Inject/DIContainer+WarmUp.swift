@@ -176,6 +176,11 @@ extension DIContainer {
         defer { resolution.finish() }
         do {
             try await build.entry.buildAsync(in: resolution, owner: build.owner, through: self, argument: nil)
+            let caught = resolution.readsBeforeBuilt
+            if !caught.isEmpty {
+                // Built all the same: a factory caught the read's error and went on without the service.
+                recorder.recordBuiltWithout(caught, building: build.entry.label)
+            }
             return nil
         } catch {
             return (build, Self.failure(error, building: build.entry))

@@ -36,6 +36,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     /// How many eager services `warmUp()` found unbuilt and then waited for while another warm-up (or a resolve)
     /// built them, when it built none itself.
     let builtElsewhere: Int
+    /// What ``description`` says of eager builds that went on past a failed read of an async service not built yet,
+    /// and were kept without it.
+    let builtWithout: [String]
 
     /// A report of these builds and times. `package` access: `warmUp()` makes the reports, and tests make their own
     /// to check what ``description`` says of given figures.
@@ -48,7 +51,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         notes: [String] = [],
         eagerServices: Set<String> = [],
         builtElsewhere: Int = 0,
-        criticalPathSeconds: Double? = nil
+        criticalPathSeconds: Double? = nil,
+        builtWithout: [String] = []
     ) {
         self.builds = builds
         self.wallSeconds = wallSeconds
@@ -59,6 +63,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         self.eagerServices = eagerServices
         self.builtElsewhere = builtElsewhere
         self.criticalPathSeconds = criticalPathSeconds
+        self.builtWithout = builtWithout
     }
 
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``; 1 when it built
@@ -119,6 +124,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 lines.append("  note: \(threads)")
             }
         }
+        lines += builtWithout.map { "note: \($0)" }
         // At most ten rows, and none that rounds to 0.0 ms, which says nothing about start-up: counted, not listed.
         let slowest = builds.prefix(Self.slowestListed).filter { $0.seconds >= 0.000_05 }
         if !slowest.isEmpty {

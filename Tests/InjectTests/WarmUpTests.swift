@@ -11,6 +11,13 @@ private final class Database: Sendable {}
 private final class FeatureFlags: Sendable {}
 private final class HomeFeed: Sendable {}
 private final class Broken: Sendable {}
+private final class Flags: Sendable {
+    let hasConfig: Bool
+
+    init(hasConfig: Bool) {
+        self.hasConfig = hasConfig
+    }
+}
 @MainActor private final class HomeScreen {
     nonisolated init() {}
 }
@@ -829,6 +836,42 @@ extension WarmUpTests {
                 the main actor (await MainActor.run { ... })
                 """
             ),
+            "\(report)"
+        )
+    }
+
+    @Test func anEagerBuildThatCaughtItsReadOfAnUnbuiltAsyncServiceIsNamedInTheReport() async throws {
+        // Flags reads Config with try? before Config is built (Config waits for that read): it is kept
+        // without Config, which the report says, with how to wait for Config instead.
+        let container = DIContainer()
+        let flagsRead = AsyncGate()
+        container.register(Config.self) { _ in
+            await flagsRead.wait()
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(Flags.self) { r in
+            let config = try? r.resolve(Config.self)
+            flagsRead.openGate()
+            return Flags(hasConfig: config != nil)
+        }
+        .scope(.singleton).eager()
+
+        let outcome = await completes("a warm-up with a caught read") { try await container.warmUp() }
+        let report = try #require(try outcome?.get())
+
+        #expect(container.resolve(Flags.self).hasConfig == false, "kept as built")
+        #expect(
+            report.description.contains(
+                """
+                note: Flags was built without Config: its factory read Config with r.resolve before warmUp() \
+                had built it, and the build went on past the error (a try?, or a catch)
+                """
+            ),
+            "\(report)"
+        )
+        #expect(
+            report.description.contains("make its factory async and await r.resolveAsync(Config.self)"),
             "\(report)"
         )
     }

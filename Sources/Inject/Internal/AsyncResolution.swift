@@ -36,6 +36,9 @@ final class AsyncResolution: @unchecked Sendable {
         var borrowed: [any Gate] = []
         /// What failed lenders left, dropped when the resolution ends (see `ResolutionContext+Lending.swift`).
         var dropped: [any InstanceCache] = []
+        /// In a build of `warmUp()`: the synchronous reads of async services that failed as not built yet, and the
+        /// registration whose build read each, in the order they failed.
+        var readsBeforeBuilt: [(read: String, reader: String)] = []
     }
 
     private let state = Locked(State())
@@ -98,6 +101,21 @@ final class AsyncResolution: @unchecked Sendable {
     /// Under validation, the async registrations the subtree of the build `reader` awaited (or read) so far.
     func reads(by reader: ValidationRecorder.Node) -> Set<ObjectIdentifier> {
         state.withLock { state in Set(state.reads.lazy.filter { $0.reader == reader }.map(\.read)) }
+    }
+
+    /// In a build of `warmUp()`, notes that `reader`'s build read the async service `read` synchronously before it
+    /// was built: an error, which fails the build unless a factory catches it and goes on without the service.
+    func noteReadBeforeBuilt(_ read: String, by reader: String) {
+        state.withLock { state in
+            if !state.readsBeforeBuilt.contains(where: { $0.read == read && $0.reader == reader }) {
+                state.readsBeforeBuilt.append((read, reader))
+            }
+        }
+    }
+
+    /// The reads ``noteReadBeforeBuilt(_:by:)`` noted.
+    var readsBeforeBuilt: [(read: String, reader: String)] {
+        state.withLock { $0.readsBeforeBuilt }
     }
 
     /// Notes what a failed lender left, to drop when the resolution ends.

@@ -30,6 +30,8 @@ final class StartupRecorder: @unchecked Sendable {
         /// The builds tried again, by node, with the async service read synchronously before it was built, and the
         /// registration whose factory read it (the build itself, or one it needs).
         var retried: [Node: (readAsync: String, reader: String, isAsync: Bool, isMainActor: Bool)] = [:]
+        /// What the report says of eager builds that succeeded although a synchronous read in them failed.
+        var builtWithout: [String] = []
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -63,6 +65,24 @@ final class StartupRecorder: @unchecked Sendable {
         state.withLock { _ = $0.edges[from, default: []].insert(to) }
     }
 
+    /// Records that the eager build of `service` succeeded although the synchronous reads `caught` failed in it, the
+    /// async services they read not built yet: a factory caught each error and went on without the service.
+    func recordBuiltWithout(_ caught: [(read: String, reader: String)], building service: String) {
+        let notes = caught.map { read, reader in
+            let who =
+                reader == service
+                ? "its factory read \(read) with r.resolve"
+                : "\(reader), which its build needs, read \(read) with r.resolve"
+            return """
+                \(service) was built without \(read): \(who) before warmUp() had built it, and the build went on \
+                past the error (a try?, or a catch), so warmUp() kept \(service) as it was built. To have it wait for \
+                \(read), make \(reader == service ? "its" : "\(reader)'s") factory async and await \
+                r.resolveAsync(\(read).self) there.
+                """
+        }
+        state.withLock { $0.builtWithout += notes }
+    }
+
     /// Records that a wave of builds tried again begins now, after every earlier build ended: each of `retried`
     /// failed because its synchronous factory read `readAsync`, an async service not built yet.
     func beginRetryWave(
@@ -82,8 +102,8 @@ final class StartupRecorder: @unchecked Sendable {
     ///
     /// - Parameter attempted: How many eager registrations `warmUp()` found unbuilt and set out to build.
     func report(failures: [ResolutionError], attempted: Int) -> StartupReport {
-        let (builds, edges, waveStarts, retried) = state.withLock {
-            ($0.builds, $0.edges, $0.waveStarts, $0.retried)
+        let (builds, edges, waveStarts, retried, builtWithout) = state.withLock {
+            ($0.builds, $0.edges, $0.waveStarts, $0.retried, $0.builtWithout)
         }
         // Nothing built here, and nothing failed: what it set out to build, another warm-up (or resolve) built
         // meanwhile, and this one waited for those builds until now.
@@ -111,7 +131,8 @@ final class StartupRecorder: @unchecked Sendable {
             },
             eagerServices: Set(builds.filter(\.isEager).map(\.event.service)),
             builtElsewhere: builtElsewhere,
-            criticalPathSeconds: Self.seconds(of: path)
+            criticalPathSeconds: Self.seconds(of: path),
+            builtWithout: builtWithout
         )
     }
 
