@@ -47,10 +47,28 @@ package final class OverrideLayer: Sendable {
         overlay.pushProcessWide()
     }
 
+    /// The resolves this layer's registrations did not reach, so far: one message for each overridden service a
+    /// resolve through a container outside the layer's target (and its children) asked for, with no override of it
+    /// applying there. A test that overrides `DIContainer.shared` while its code resolves through its own
+    /// container would otherwise get the real services without a word.
+    package var missedOverrides: [MissedOverride] {
+        overlay.missedOverrides
+    }
+
     /// Ends a ``push()``. Popping a layer that is not pushed does nothing.
     package func pop() {
         overlay.popProcessWide()
     }
+}
+
+/// An override that a resolve did not reach: see ``OverrideLayer/missedOverrides``. `package` access, for
+/// InjectTesting to report.
+package struct MissedOverride: Sendable {
+    /// What happened and the fix.
+    package let message: String
+    /// Where the override was registered.
+    package let fileID: String
+    package let line: Int
 }
 
 extension DIContainer {

@@ -28,7 +28,9 @@ public func withOverrides<R>(
     _ overrides: (DIContainer) -> Void,
     operation: () throws -> R
 ) rethrows -> R {
-    try container.overrideLayer(overrides).run(operation)
+    let layer = container.overrideLayer(overrides)
+    defer { layer.reportMisses() }
+    return try layer.run(operation)
 }
 
 /// Runs `operation` with test overrides: registrations made in `overrides` win over `container`'s.
@@ -48,5 +50,7 @@ public func withOverrides<R>(
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> R
 ) async rethrows -> R {
-    try await container.overrideLayer(overrides).run(isolation: isolation, operation)
+    let layer = container.overrideLayer(overrides)
+    defer { layer.reportMisses() }
+    return try await layer.run(isolation: isolation, operation)
 }

@@ -37,7 +37,10 @@ extension XCTestCase {
     ) {
         let layer = container.overrideLayer(overrides)
         // The pop is set up first: a push is never left without the block that ends it.
-        addTeardownBlock { layer.pop() }
+        addTeardownBlock {
+            layer.pop()
+            layer.reportMisses()
+        }
         layer.push(file: file, line: line)
     }
 }

@@ -16,7 +16,7 @@ struct SoakConfiguration: Sendable, CustomStringConvertible {
     let scale: Double
     /// Workers on `Thread`s of their own.
     let threads: Int
-    /// Workers in unstructured Swift concurrency tasks, which also use the asynchronous `withOverrides`.
+    /// Workers in unstructured Swift concurrency tasks, which also run under overrides with the asynchronous form of the layer `withOverrides` makes.
     let tasks: Int
     let operationsPerWorker: Int
 

@@ -5,8 +5,8 @@ import InjectTesting
 /// One soak worker: picks operations with its own seeded generator and runs them against the shared tree, checking
 /// each result as it goes.
 ///
-/// A worker runs on a `Thread` of its own or in a Swift concurrency task (``runAsync(operations:)``), which uses the
-/// asynchronous `withOverrides` and suspends inside it. Every choice a worker makes comes from its generator, so a
+/// A worker runs on a `Thread` of its own or in a Swift concurrency task (``runAsync(operations:)``), which overrides with the
+/// asynchronous form of the layer `withOverrides` makes and suspends inside it. Every choice a worker makes comes from its generator, so a
 /// seed replays each worker's sequence of choices; which node a choice lands on, and the interleaving, are not
 /// replayed, since the tree is shared.
 final class SoakWorker {
@@ -93,7 +93,7 @@ final class SoakWorker {
         }
     }
 
-    /// Runs `operations` operations in the calling task, with the asynchronous `withOverrides`.
+    /// Runs `operations` operations in the calling task, overriding with the asynchronous form of the layer `withOverrides` makes.
     func runAsync(operations: Int) async {
         for number in 0..<operations {
             operation = number
@@ -381,11 +381,14 @@ final class SoakWorker {
     private func overrideSynchronously() {
         let (target, registration, steps, layer) = planOverride()
         SoakLayer.$current.withValue(layer) {
-            withOverrides(in: target.container) { registry in
+            // The layer withOverrides makes, without its report of overrides a resolve did not reach: the soak
+            // resolves through other containers on purpose.
+            target.container.overrideLayer { registry in
                 if let registration {
                     world.register(registration, into: registry)
                 }
-            } operation: {
+            }
+            .run {
                 for step in steps {
                     runStep(step, layer: layer, target: target, override: registration)
                 }
@@ -398,11 +401,12 @@ final class SoakWorker {
     private func overrideAsynchronously() async {
         let (target, registration, steps, layer) = planOverride()
         await SoakLayer.$current.withValue(layer) {
-            await withOverrides(in: target.container) { registry in
+            await target.container.overrideLayer { registry in
                 if let registration {
                     world.register(registration, into: registry)
                 }
-            } operation: {
+            }
+            .run {
                 for (number, step) in steps.enumerated() {
                     runStep(step, layer: layer, target: target, override: registration)
                     if number.isMultiple(of: 2) {

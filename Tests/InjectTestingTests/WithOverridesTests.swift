@@ -171,6 +171,43 @@ struct WithOverridesTests {
         #expect(seen == [1, 10, 20])
     }
 
+    @Test func anOverrideOfOneContainerThatTheCodeResolvesThroughAnotherIsReportedMissed() throws {
+        // The test overrides DIContainer.shared (the default), but the code under test resolves through its own app.
+        let app = makeContainer()
+        let overrideLine = #line + 1
+        let layer = DIContainer.shared.overrideLayer { $0.register(Widget.self) { Widget(serial: 1) } }
+
+        let seen = layer.run { app.resolve(Widget.self).serial }
+
+        #expect(seen == 0, "the override does not reach app")
+        let miss = try #require(layer.missedOverrides.first)
+        #expect(layer.missedOverrides.count == 1)
+        #expect(
+            miss.message.hasPrefix(
+                """
+                the override of Widget registered at InjectTestingTests/WithOverridesTests.swift:\(overrideLine) applies \
+                to resolves through DIContainer.shared and its children, but Widget was resolved through a container \
+                outside them
+                """
+            ),
+            "\(miss.message)"
+        )
+        #expect(miss.message.contains("fix: override the container the code under test resolves through"))
+        #expect(miss.fileID == "InjectTestingTests/WithOverridesTests.swift" && miss.line == overrideLine)
+    }
+
+    @Test func anOverrideThatAResolveReachedIsNotReportedWhenAnotherContainerMissesIt() {
+        // The override is used through its target: that a resolve through another container misses it is the test.
+        let container = makeContainer()
+        let unrelated = makeContainer()
+        let layer = container.overrideLayer { $0.register(Widget.self) { Widget(serial: 1) } }
+
+        let seen = layer.run { [container.resolve(Widget.self).serial, unrelated.resolve(Widget.self).serial] }
+
+        #expect(seen == [1, 0])
+        #expect(layer.missedOverrides.isEmpty, "\(layer.missedOverrides.map(\.message))")
+    }
+
     @Test func propertyWrappersSeeTheOverrides() {
         wrapperContainer.register(Widget.self) { Widget(serial: 0) }.scope(.singleton)
 

@@ -1480,9 +1480,11 @@ struct ValidationUnderOverrideTests {
             return Cart()
         }
 
-        let report = withOverrides(in: session) {
+        // withOverrides's layer, without its warning that the override was never reached: here that is the point.
+        let report = session.overrideLayer {
             $0.register(Cart.self) { Cart() }
-        } operation: {
+        }
+        .run {
             container.validationReport()  // the parent: a resolve through it does not see the session's override
         }
 

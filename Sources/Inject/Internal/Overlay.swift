@@ -40,6 +40,16 @@ final class Overlay: @unchecked Sendable {
     /// it lends itself to) and a ``pushProcessWide()``. At zero it has ended: a task that still carries it (a
     /// `Task {}` started inside an override and run after it) no longer resolves under it.
     private let activations = Locked(0)
+    /// The registrations of this overlay that a resolve through a container it does not apply to asked for, which
+    /// no override applied to, as the messages that say so: see ``missedOverrides``.
+    private let misses = Locked<Misses>(Misses())
+
+    private struct Misses {
+        /// By the overridden registration, in the order first missed.
+        var missed: [(entry: ObjectIdentifier, miss: MissedOverride)] = []
+        /// The registrations a resolve found: once used, a miss elsewhere is deliberate, not a mistake.
+        var used: Set<ObjectIdentifier> = []
+    }
 
     init(target: DIContainer?, registry: DIContainer?, outer: Overlay?, recorder: ValidationRecorder? = nil) {
         self.target = target
@@ -92,13 +102,62 @@ final class Overlay: @unchecked Sendable {
     /// container that owns it for the scope rules (the overlay's target).
     func find(_ key: Key, through container: DIContainer) -> (entry: EntryBase, owner: DIContainer)? {
         var current: Overlay? = self
+        var missed: [(Overlay, EntryBase)] = []
         while let overlay = current {
-            if let registry = overlay.registry, overlay.applies(to: container), let entry = registry.table.find(key) {
-                return (entry, overlay.target ?? container)
+            if let registry = overlay.registry, let entry = registry.table.find(key) {
+                if overlay.applies(to: container) {
+                    if overlay.target != nil {
+                        overlay.noteUse(of: entry)
+                    }
+                    return (entry, overlay.target ?? container)
+                }
+                missed.append((overlay, entry))
             }
             current = overlay.outer
         }
+        for (overlay, entry) in missed {
+            overlay.noteMiss(of: entry, through: container)
+        }
         return nil
+    }
+
+    /// Notes that a resolve through `container`, which this overlay does not apply to, asked for `entry`'s service:
+    /// a test that overrides one container while the code under test resolves through another.
+    private func noteMiss(of entry: EntryBase, through container: DIContainer) {
+        guard let target else { return }
+        let service = entry.label
+        let overridden = target === DIContainer.shared ? "DIContainer.shared" : "the container passed as in:"
+        let message = """
+            the override of \(service) registered at \(entry.location) applies to resolves through \(overridden) \
+            and its children, but \(service) was resolved through a container outside them, which this override \
+            does not reach: that resolve did not see it.
+              fix: override the container the code under test resolves through: withOverrides(in: appContainer) \
+            { ... }, .overrides(in: appContainer) { ... } or pushOverrides(in: appContainer) { ... }.
+            """
+        let miss = MissedOverride(message: message, fileID: "\(entry.file)", line: Int(entry.line))
+        let identity = ObjectIdentifier(entry)
+        misses.withLock { misses in
+            if !misses.missed.contains(where: { $0.entry == identity }) {
+                misses.missed.append((identity, miss))
+            }
+        }
+    }
+
+    /// Notes that a resolve found `entry`, an override of this overlay: one it reached, so a miss of it elsewhere
+    /// was meant (a test of what an override does not reach).
+    private func noteUse(of entry: EntryBase) {
+        let identity = ObjectIdentifier(entry)
+        misses.withLock { misses in
+            if !misses.used.contains(identity) {
+                misses.used.insert(identity)
+            }
+        }
+    }
+
+    /// What ``find(_:through:)`` noted of resolves this overlay's registrations did not reach, each a message that
+    /// says which and the fix.
+    var missedOverrides: [MissedOverride] {
+        misses.withLock { misses in misses.missed.filter { !misses.used.contains($0.entry) }.map(\.miss) }
     }
 
     /// This overlay's slot for `entry`'s shared instance in `home`.

@@ -1,0 +1,29 @@
+import Inject
+import Testing
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension OverrideLayer {
+    /// Says, once the layer has ended, which of its overrides a resolve through a container outside its target did
+    /// not reach: a warning on the Swift Testing test that ran it, or a line on standard error elsewhere (XCTest).
+    func reportMisses() {
+        for miss in missedOverrides {
+            #if compiler(>=6.3)
+            // Issue severities came with Swift Testing 6.3: a warning leaves the test passing.
+            if Test.current != nil {
+                let location = SourceLocation(fileID: miss.fileID, filePath: miss.fileID, line: miss.line, column: 1)
+                Issue.record(Comment(rawValue: "Inject: \(miss.message)"), severity: .warning, sourceLocation: location)
+                continue
+            }
+            #endif
+            var bytes = Array("Inject: warning: \(miss.message)\n".utf8)
+            _ = write(2, &bytes, bytes.count)
+        }
+    }
+}
