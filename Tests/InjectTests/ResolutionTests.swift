@@ -174,5 +174,6 @@ struct ResolutionTests {
         #expect(error.kind == .notOnMainActor)
         #expect(error.description.contains("ProfileScreen"))
         #expect(error.description.contains("main actor"))
+        #expect(error.description.contains("asked by: a resolve call outside any factory"), "\(error)")
     }
 }

@@ -1026,6 +1026,7 @@ extension ResolutionContext {
                     failsFromEveryCaller: false
                 )
             }
+            let asker = frames.dropLast().reversed().first(where: { !$0.entry.isForward })?.entry
             return ResolutionError(
                 kind: .notOnMainActor,
                 service: entry.label,
@@ -1035,6 +1036,10 @@ extension ResolutionContext {
                     \(entry.label) is registered with mainActorFactory at \(entry.location), so it is built on the \
                     main actor, but it was resolved from another thread.
                     """,
+                details: [
+                    asker.map { "asked by: \($0.label)'s factory, registered at \($0.location)" }
+                        ?? "asked by: a resolve call outside any factory"
+                ],
                 fix: """
                     resolve it from @MainActor code (inside `await MainActor.run { ... }`, say, or a test marked \
                     @MainActor), or, if the type does not need the main actor, register it with a plain factory (or \
