@@ -607,6 +607,8 @@ struct ValidationTests {
         #expect(report.untimedProblems.count == 1, "\(report)")
         #expect(problem.kind == .notBuilt, "\(problem)")
         #expect(!problem.description.contains("resolved from another thread"), "\(problem)")
+        #expect(problem.description.contains("in a test, mark the test @MainActor"), "\(problem)")
+        #expect(problem.description.contains("expectValidAsync or assertValidAsync in a test"), "\(problem)")
     }
 
     @Test @MainActor func aMainActorRegistrationAskingForAnotherIsNotFlagged() {

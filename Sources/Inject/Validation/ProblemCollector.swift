@@ -131,7 +131,13 @@ struct ProblemCollector {
                 service: entry.label,
                 location: entry.location,
                 message: "\(entry.label) is built on the main actor, and validate() ran off it, so it was not built.",
-                details: ["fix: call validate() from the main actor (at app start) to build it too."]
+                details: [
+                    """
+                    fix: call validate() from the main actor (at app start; in a test, mark the test @MainActor), or \
+                    call try await validateAsync() from anywhere (expectValidAsync or assertValidAsync in a test), \
+                    which hops to the main actor to build it.
+                    """
+                ]
             )
         }
         return nil
