@@ -49,8 +49,22 @@ extension ProblemCollector {
         }
         let entryLabel = labels[0]
         let steps = labels.joined(separator: " -> ")
-        let working = members.subtracting(failing).map { graph.entries[$0].label }.sorted()
-        let alsoFailing = failing.dropFirst().map { graph.entries[$0].label }
+        // A forward of `implements` resolved first resolves its registration first: it fails when that one does.
+        let failingSet = Set(failing)
+        let failingForwards = members.filter { node in
+            var current = node
+            var steps = 0
+            while graph.entries[current].isForward, steps < members.count,
+                let target = graph.edges[current].first(where: { members.contains($0.to) })?.to
+            {
+                current = target
+                steps += 1
+            }
+            return current != node && failingSet.contains(current)
+        }
+        let working = members.subtracting(failing).subtracting(failingForwards).map { graph.entries[$0].label }.sorted()
+        let alsoFailing =
+            failing.dropFirst().map { graph.entries[$0].label } + failingForwards.map { graph.entries[$0].label }.sorted()
         var details = [
             "path: \(steps)",
             """
