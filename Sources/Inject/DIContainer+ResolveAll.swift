@@ -72,8 +72,15 @@ extension ResolutionContext {
         // An override takes the place of the registration it shadows; one that shadows nothing comes last.
         var places: [ObjectIdentifier: (level: Int, order: Int)] = [:]
         for (index, layer) in layers.reversed().enumerated() {
-            guard let registry = layer.registry, layer.applies(to: container) else { continue }
+            guard let registry = layer.registry else { continue }
+            guard layer.applies(to: container) else {
+                for entry in registry.table.entries() where entry.key.type == typeID {
+                    layer.noteMiss(of: entry, through: container)
+                }
+                continue
+            }
             for entry in registry.table.entries() where entry.key.type == typeID {
+                layer.noteUse(of: entry)
                 let place: (level: Int, order: Int) =
                     winners[entry.key.name].map { places[ObjectIdentifier($0.entry)] ?? ($0.level, $0.entry.order) }
                     ?? (ancestry.count + index, entry.order)

@@ -156,6 +156,13 @@ public struct ResolutionError: Error, CustomStringConvertible, Sendable {
                     """,
                     at: (caller ?? 0) + 1
                 )
+                details.append(
+                    """
+                    a property wrapper resolves where its property is declared, before any init body runs: an init \
+                    that assigns _property = \("\(site.wrapper)".dropFirst())(container: ...) comes too late; for a \
+                    container the init is given, set a plain property from container.resolve() in the init instead.
+                    """
+                )
                 fix = """
                     \(fixThroughShared); or, if the app's container is another one, pass it to the wrapper, \
                     \(site.wrapper)(container: appContainer), or make this object in a factory of that container, \

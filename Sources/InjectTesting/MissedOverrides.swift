@@ -10,8 +10,10 @@ import Musl
 #endif
 
 extension OverrideLayer {
-    /// Says, once the layer has ended, which of its overrides a resolve through a container outside its target did
-    /// not reach: a warning on the Swift Testing test that ran it, or a line on standard error elsewhere (XCTest).
+    /// Says, once a `withOverrides` call's layer has ended, which of its overrides no resolve reached while a
+    /// resolve through a container outside its target asked for that service: a warning on the Swift Testing test
+    /// that ran it, or a line on standard error elsewhere (XCTest). Only for `withOverrides`, which wraps the code
+    /// it means to reach; the `.overrides` trait and `pushOverrides` set overrides for many tests at once.
     func reportMisses() {
         for miss in missedOverrides {
             #if compiler(>=6.3)

@@ -34,7 +34,9 @@ public struct OverridesTrait: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
-        try await withOverrides(in: container, overrides, operation: function)
+        // The layer withOverrides makes, without its report of overrides no resolve reached: a suite's overrides
+        // are set for all its tests, and one that builds a container of its own does not mean to use them.
+        try await container.overrideLayer(overrides).run(function)
     }
 }
 

@@ -10,8 +10,11 @@ import Inject
 ///
 /// The overrides apply to resolves through `container` and its child containers, including those of property
 /// wrappers, for as long as `operation` runs. Caches are fresh inside: a singleton resolved before is not the one
-/// seen inside, and everything built inside is dropped afterwards, so the container is exactly as it was. Calls
-/// nest: the inner overrides win, and the outer ones apply again after the inner call returns.
+/// seen inside, and everything built inside is dropped afterwards, so the container's instances are exactly as they
+/// were. Calls nest: the inner overrides win, and the outer ones apply again after the inner call returns.
+///
+/// When it returns, an override that no resolve reached, while a resolve through a container outside `container`
+/// asked for that service, is reported: a warning on the running Swift Testing test, or a line on standard error.
 ///
 /// > Important: The overrides are bound to the current task (a task-local value) and reach the tasks it starts, so
 /// > tests running in parallel never see each other's overrides. They do not reach work handed to a `DispatchQueue`

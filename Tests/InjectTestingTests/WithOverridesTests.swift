@@ -186,14 +186,52 @@ struct WithOverridesTests {
             miss.message.hasPrefix(
                 """
                 the override of Widget registered at InjectTestingTests/WithOverridesTests.swift:\(overrideLine) applies \
-                to resolves through DIContainer.shared and its children, but Widget was resolved through a container \
-                outside them
+                to resolves through DIContainer.shared and its children, but no resolve there asked for it, and Widget \
+                was resolved through a container of another tree
                 """
             ),
             "\(miss.message)"
         )
         #expect(miss.message.contains("fix: override the container the code under test resolves through"))
         #expect(miss.fileID == "InjectTestingTests/WithOverridesTests.swift" && miss.line == overrideLine)
+    }
+
+    @Test func onlyResolvesMissOrReachAnOverride() {
+        // isRegistered and reset through the app neither miss the override of shared, nor reach it.
+        let app = makeContainer()
+        let layer = DIContainer.shared.overrideLayer { $0.register(Widget.self) { Widget(serial: 1) } }
+
+        layer.run {
+            _ = app.isRegistered(Widget.self)
+            app.reset(Widget.self)
+        }
+
+        #expect(layer.missedOverrides.isEmpty, "\(layer.missedOverrides.map(\.message))")
+    }
+
+    @Test func anInnerOverrideOfAnotherContainerIsMissedWhenAnOuterOneWins() throws {
+        // The outer override targets app and wins; the inner one, of shared, never reaches app's resolve.
+        let app = makeContainer()
+        let outer = app.overrideLayer { $0.register(Widget.self) { Widget(serial: 1) } }
+
+        let (seen, inner) = outer.run {
+            let inner = DIContainer.shared.overrideLayer { $0.register(Widget.self) { Widget(serial: 2) } }
+            return (inner.run { app.resolve(Widget.self).serial }, inner)
+        }
+
+        #expect(seen == 1)
+        #expect(outer.missedOverrides.isEmpty)
+        #expect(inner.missedOverrides.count == 1, "\(inner.missedOverrides.map(\.message))")
+    }
+
+    @Test func resolveAllMissesAnOverrideOfAnotherContainer() {
+        let app = makeContainer()
+        let layer = DIContainer.shared.overrideLayer { $0.register(Widget.self) { Widget(serial: 1) } }
+
+        let serials = layer.run { app.resolveAll(Widget.self).map(\.serial) }
+
+        #expect(serials == [0])
+        #expect(layer.missedOverrides.count == 1, "\(layer.missedOverrides.map(\.message))")
     }
 
     @Test func anOverrideThatAResolveReachedIsNotReportedWhenAnotherContainerMissesIt() {

@@ -53,6 +53,15 @@ struct CycleTests {
         #expect(error.kind == .cycle)
         #expect(error.description.contains("CycleA -> CycleB -> CycleA"))
         #expect(error.path == ["CycleA", "CycleB", "CycleA"])
+        #expect(
+            error.description.contains(
+                """
+                (here: get CycleB in CycleA's resolveProperties instead of its factory; get CycleA in CycleB's \
+                resolveProperties instead of its factory: a factory that asks
+                """
+            ),
+            "\(error)"
+        )
     }
 
     @Test func aThreeStepCycleIsAnErrorNamingEveryStep() throws {

@@ -224,6 +224,9 @@ struct TrapTests {
                 """
                   resolved through: DIContainer.shared, where a property wrapper without container: resolves when \
                 it is initialised outside any factory.
+                  a property wrapper resolves where its property is declared, before any init body runs: an init \
+                that assigns _property = Injected(container: ...) comes too late; for a container the init is \
+                given, set a plain property from container.resolve() in the init instead.
                   fix: register Checkout in DIContainer.shared; or, if the app's container is another one, pass it \
                 to the wrapper, @Injected(container: appContainer), or make this object in a factory of that \
                 container, whose wrappers resolve through it.

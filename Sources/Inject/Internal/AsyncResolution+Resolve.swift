@@ -69,7 +69,7 @@ extension AsyncResolution {
 
     /// The registration under `key` that a resolve through `container` sees, with the container that owns it.
     private func find(_ key: Key, through container: DIContainer) -> (EntryBase, DIContainer)? {
-        if let overlay, let found = overlay.find(key, through: container) {
+        if let overlay, let found = overlay.find(key, through: container, resolving: true) {
             return found
         }
         guard let found = container.lookupVisible(key, from: ResolutionContext.currentPointer) else { return nil }

@@ -100,39 +100,51 @@ final class Overlay: @unchecked Sendable {
 
     /// The registration under `key` in this overlay or an outer one that applies to `container`, with the
     /// container that owns it for the scope rules (the overlay's target).
-    func find(_ key: Key, through container: DIContainer) -> (entry: EntryBase, owner: DIContainer)? {
+    ///
+    /// - Parameter resolving: Whether a resolve asks (not `isRegistered`, say): an override it does not reach, as
+    ///   one it reaches, is noted for ``missedOverrides``.
+    func find(
+        _ key: Key,
+        through container: DIContainer,
+        resolving: Bool = false
+    ) -> (entry: EntryBase, owner: DIContainer)? {
         var current: Overlay? = self
-        var missed: [(Overlay, EntryBase)] = []
         while let overlay = current {
             if let registry = overlay.registry, let entry = registry.table.find(key) {
                 if overlay.applies(to: container) {
-                    if overlay.target != nil {
+                    if resolving, overlay.target != nil {
                         overlay.noteUse(of: entry)
                     }
                     return (entry, overlay.target ?? container)
                 }
-                missed.append((overlay, entry))
+                // Inside the one that applies, if any: had it reached this resolve, it would have won.
+                if resolving {
+                    overlay.noteMiss(of: entry, through: container)
+                }
             }
             current = overlay.outer
-        }
-        for (overlay, entry) in missed {
-            overlay.noteMiss(of: entry, through: container)
         }
         return nil
     }
 
     /// Notes that a resolve through `container`, which this overlay does not apply to, asked for `entry`'s service:
     /// a test that overrides one container while the code under test resolves through another.
-    private func noteMiss(of entry: EntryBase, through container: DIContainer) {
+    func noteMiss(of entry: EntryBase, through container: DIContainer) {
         guard let target else { return }
         let service = entry.label
         let overridden = target === DIContainer.shared ? "DIContainer.shared" : "the container passed as in:"
+        let outside =
+            target.isOrDescends(from: container)
+            ? "a parent of it, whose own registrations an override does not replace"
+            : Array(container.lineage).last === Array(target.lineage).last
+                ? "another container of the same tree, outside it (a sibling, or a sibling's child)"
+                : "a container of another tree (another root container, or one of its children)"
         let message = """
             the override of \(service) registered at \(entry.location) applies to resolves through \(overridden) \
-            and its children, but \(service) was resolved through a container outside them, which this override \
-            does not reach: that resolve did not see it.
+            and its children, but no resolve there asked for it, and \(service) was resolved through \(outside), \
+            which this override does not reach: that resolve got the service it overrides.
               fix: override the container the code under test resolves through: withOverrides(in: appContainer) \
-            { ... }, .overrides(in: appContainer) { ... } or pushOverrides(in: appContainer) { ... }.
+            { ... }.
             """
         let miss = MissedOverride(message: message, fileID: "\(entry.file)", line: Int(entry.line))
         let identity = ObjectIdentifier(entry)
@@ -145,7 +157,7 @@ final class Overlay: @unchecked Sendable {
 
     /// Notes that a resolve found `entry`, an override of this overlay: one it reached, so a miss of it elsewhere
     /// was meant (a test of what an override does not reach).
-    private func noteUse(of entry: EntryBase) {
+    func noteUse(of entry: EntryBase) {
         let identity = ObjectIdentifier(entry)
         misses.withLock { misses in
             if !misses.used.contains(identity) {

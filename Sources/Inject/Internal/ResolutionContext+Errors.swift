@@ -384,6 +384,18 @@ extension ResolutionContext {
         return registries + container.lineage
     }
 
+    /// The steps of the cycle from `frames[index]` back to `entry` that a factory takes (not an `implements`
+    /// forward, not `resolveProperties`), as "here: get B in A's resolveProperties instead of its factory; ...: ", or
+    /// nothing when there are none.
+    private func factorySteps(of index: Int, closedBy entry: EntryBase) -> String {
+        let asked = frames[(index + 1)...].map(\.entry) + [entry]
+        let steps = zip(frames[index...], asked).compactMap { frame, next -> String? in
+            guard frame.inProgress == nil, !frame.entry.isForward else { return nil }
+            return "get \(next.label) in \(frame.entry.label)'s resolveProperties instead of its factory"
+        }
+        return steps.isEmpty ? "" : "here: \(steps.joined(separator: "; ")): "
+    }
+
     func cycle(at index: Int, closedBy entry: EntryBase) -> ResolutionError {
         let loop = frames[index...].map(\.entry.label) + [entry.label]
         let asker = self.asker
@@ -399,9 +411,9 @@ extension ResolutionContext {
                 """
             }
                 ?? """
-                break the cycle: get the other in resolveProperties instead of its factory on every side of the cycle (a \
-                factory that asks, through the cycle, for an instance whose own factory is still running always fails), \
-                or \(Describe.lazyCycleFix).
+                break the cycle: get the other in resolveProperties instead of its factory on every side of the cycle \
+                (\(factorySteps(of: index, closedBy: entry))a factory that asks, through the cycle, for an instance \
+                whose own factory is still running always fails), or \(Describe.lazyCycleFix).
                 """
         if index == frames.count - 1, let overlay, overlay.registers(entry) {
             // `$0.register(API.self) { r in Spy(inner: try r.resolve(API.self)) }`: the override hides the real one.

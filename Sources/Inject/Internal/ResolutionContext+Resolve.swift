@@ -108,7 +108,7 @@ extension ResolutionContext {
 
     /// The entry under `key` for a resolve through `container`, with the container that owns it.
     func find(_ key: Key, through container: DIContainer) -> (EntryBase, DIContainer)? {
-        if let overlay, let found = overlay.find(key, through: container) {
+        if let overlay, let found = overlay.find(key, through: container, resolving: true) {
             return found
         }
         guard let found = container.lookupVisible(key, from: identity) else { return nil }
