@@ -64,7 +64,8 @@ extension ProblemCollector {
         }
         let working = members.subtracting(failing).subtracting(failingForwards).map { graph.entries[$0].label }.sorted()
         let alsoFailing =
-            failing.dropFirst().map { graph.entries[$0].label } + failingForwards.map { graph.entries[$0].label }.sorted()
+            failing.dropFirst().map { graph.entries[$0].label }
+            + failingForwards.map { graph.entries[$0].label }.sorted()
         var details = [
             "path: \(steps)",
             """
