@@ -170,6 +170,7 @@ private final class NoteCache: Sendable {}
 /// Conforms to `NoteStore`, and shares no word of its name.
 private final class DiskStore: NoteStore {}
 private struct MemoryStore: NoteStore {}
+private final class NoteStores: NoteStore {}
 private final class NotesRepository: Sendable {
     let store: any NoteStore
     init(store: any NoteStore) { self.store = store }
@@ -602,6 +603,22 @@ struct ValidationTrustTests {
             text.contains("MemoryStore is registered at \(registeredAt(memoryLine)), and conforms to NoteStore"),
             "a struct conforms too: \(text)"
         )
+    }
+
+    @Test func aConformingTypeWhoseNameIsALetterFromTheProtocolsIsToldToAddImplements() throws {
+        // NoteStores conforms to NoteStore: an .implements to add, not a typo.
+        let container = DIContainer()
+        let line = #line + 1
+        container.register { NoteStores() }
+
+        let error = try #require(throws: ResolutionError.self) { try container.resolveThrowing(NoteStore.self) }
+
+        let text = error.description
+        #expect(
+            text.contains("NoteStores is registered at \(registeredAt(line)), and conforms to NoteStore"),
+            "\(text)"
+        )
+        #expect(!text.contains("by a letter or two"), "\(text)")
     }
 
     @Test func aMissingProtocolWhoseConformersCannotBeToldNamesRelatedTypesOnlyIfTheyConform() throws {

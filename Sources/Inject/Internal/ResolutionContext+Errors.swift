@@ -320,16 +320,18 @@ extension ResolutionContext {
                     )
                     continue
                 }
-                if Describe.isNearMiss(asked, registered) {
+                let registeredIsProtocol = Describe.isProtocol(entry.serviceType)
+                // Whether it conforms, when the runtime can tell: that decides the hint before a similar name does
+                // (Noisy conforming to NoisyP is an .implements to add, not a typo).
+                let conformance =
+                    askedIsProtocol && !registeredIsProtocol ? Describe.conforms(entry.serviceType, to: type) : nil
+                if conformance != true, Describe.isNearMiss(asked, registered) {
                     lines.append(
                         "\(at): did you mean \(registered)? Its name differs from \(asked) by a letter or two."
                     )
                     continue
                 }
-                let registeredIsProtocol = Describe.isProtocol(entry.serviceType)
-                if askedIsProtocol, !registeredIsProtocol,
-                    let conforms = Describe.conforms(entry.serviceType, to: type)
-                {
+                if let conforms = conformance {
                     // Told by the runtime: every registered type that conforms, of a similar name or not, and none
                     // that does not.
                     guard conforms, !forwardedAlready.contains(entry.key) else { continue }
