@@ -50,7 +50,9 @@ extension DIContainer {
         for (entry, owner) in eagerRegistrations(under: overlay) {
             if let problem = Self.eagerProblem(entry) {
                 failures.append(problem)
-            } else if overlay != nil || !entry.isBuilt(in: self) {
+            } else if let overlay, !entry.isBuilt(in: self, owner: owner, under: overlay) {
+                eager.append((entry, owner))
+            } else if overlay == nil, !entry.isBuilt(in: self) {
                 eager.append((entry, owner))
             }
         }

@@ -598,6 +598,21 @@ struct WarmUpTests {
         #expect(configBuilds.value == 2, "what warmUp built under the override was dropped with it")
     }
 
+    @Test func aSecondWarmUpUnderTheSameOverridesHasNothingToBuild() async throws {
+        let container = DIContainer()
+        container.register(Config.self) { _ in Config() }.scope(.singleton).eager()
+
+        let (first, second) = try await withOverrides(in: container) {
+            $0.register(Database.self) { Database() }.scope(.singleton).eager()
+        } operation: {
+            (try await container.warmUp(), try await container.warmUp())
+        }
+
+        #expect(first.builds.map(\.service).sorted() == ["Config", "Database"], "\(first)")
+        #expect(second.builds.isEmpty, "\(second)")
+        #expect(second.description.hasPrefix("warm-up: nothing to build"), "\(second)")
+    }
+
     @Test func aWarmUpWithNothingToBuildSaysSo() async throws {
         let container = DIContainer()
         container.register(Config.self) { _ in Config() }.scope(.singleton)

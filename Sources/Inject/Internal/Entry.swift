@@ -432,6 +432,10 @@ class EntryBase: @unchecked Sendable {
 
     /// Whether this registration has a shared instance built (for `warmUp()`, which builds only what is not).
     func isBuilt(in container: DIContainer) -> Bool { false }
+
+    /// Whether `overlay` holds a shared instance of this registration, owned by `owner`, for a resolve through
+    /// `container` (for `warmUp()` under test overrides, which keep their own instances).
+    func isBuilt(in container: DIContainer, owner: DIContainer, under overlay: Overlay) -> Bool { false }
 }
 
 /// A registration of `T`, with its typed factory.
@@ -635,6 +639,17 @@ final class Entry<T>: EntryBase, @unchecked Sendable {
             return publishedStorage != nil || (cells + Cell.slot).loadObject(as: InstanceSlot<T>.self)?.current != nil
         case .resolvingContainer:
             return container.existingScopedSlot(for: self)?.current != nil
+        }
+    }
+
+    override func isBuilt(in container: DIContainer, owner: DIContainer, under overlay: Overlay) -> Bool {
+        let code = scopeCode
+        switch Scope.storage(ofCode: code) {
+        case .none, .graph:
+            return false
+        case .registration, .resolvingContainer:
+            let home = Scope.resolvesFromOwner(code) ? owner : container
+            return (overlay.existingSlot(for: self, home: home) as? InstanceSlot<T>)?.current != nil
         }
     }
 }

@@ -182,6 +182,11 @@ final class Overlay: @unchecked Sendable {
         held(for: entry, in: home) { ArgumentCache { entry.makeSlot(code) } }
     }
 
+    /// What this overlay holds for `entry` in `home`, if it holds anything: made by nothing.
+    func existingSlot(for entry: EntryBase, home: DIContainer) -> AnyObject? {
+        slots.withLock { $0[ObjectIdentifier(home)]?[ObjectIdentifier(entry)]?.slot }
+    }
+
     /// What this overlay holds for `entry` in `home`, made by `make` the first time.
     private func held<Slot: AnyObject>(for entry: EntryBase, in home: DIContainer, _ make: () -> Slot) -> Slot {
         slots.withLock { slots in
