@@ -43,6 +43,25 @@ struct StartupReportTests {
         )
     }
 
+    @Test func oneBuildBesideAFailureThatTookTheTimeBlamesTheFailureNotSomethingOutside() throws {
+        // Config's build threw after 80 ms; Database took 20 ms.
+        let failure = try #require(throws: ResolutionError.self) {
+            try DIContainer().resolveThrowing(Config.self)
+        }
+        let report = StartupReport(
+            builds: [build("Database", 20)],
+            wallSeconds: 0.082,
+            serialSeconds: 0.02,
+            criticalPath: ["Database"],
+            failures: [failure]
+        )
+
+        let summary = try #require(report.description.split(separator: "\n").first)
+
+        #expect(summary.contains("the failed ones (below) took time too"), "\(report)")
+        #expect(!summary.contains("outside this build"), "\(report)")
+    }
+
     @Test func aWarmUpThatBuiltNothingIsNoSlowerThanOneByOne() {
         // Another warm-up built both eager services while this one waited 40 ms for them.
         let report = StartupReport(
@@ -109,3 +128,4 @@ struct StartupReportTests {
 }
 
 private final class Database: Sendable {}
+private final class Config: Sendable {}
