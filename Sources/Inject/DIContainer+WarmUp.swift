@@ -181,7 +181,7 @@ extension DIContainer {
             let caught = resolution.readsBeforeBuilt
             if !caught.isEmpty {
                 // Built all the same: a factory caught the read's error and went on without the service.
-                recorder.recordBuiltWithout(caught, building: build.entry.label)
+                recorder.recordBuiltWithout(caught, building: build.entry)
             }
             return nil
         } catch {

@@ -891,6 +891,48 @@ extension WarmUpTests {
         )
     }
 
+    @Test func aBuildKeptWithoutWhatItsDependencyCaughtIsToldToAwaitItBeforeAskingForThatDependency() async throws {
+        // HomeFeed needs Database, whose factory reads Config with try? before Config is built: awaiting Config in
+        // Database's factory would make Database async, which HomeFeed's synchronous read could not get.
+        let container = DIContainer()
+        let databaseRead = AsyncGate()
+        container.register(Config.self) { _ in
+            await databaseRead.wait()
+            return Config()
+        }
+        .scope(.singleton).eager()
+        container.register(Database.self) { r in
+            _ = try? r.resolve(Config.self)
+            databaseRead.openGate()
+            return Database()
+        }
+        .scope(.singleton)
+        container.register(HomeFeed.self) { r in
+            _ = try r.resolve(Database.self)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+
+        let outcome = await completes("a warm-up with a caught read") { try await container.warmUp() }
+        let report = try #require(try outcome?.get())
+
+        #expect(
+            report.description.contains(
+                """
+                note: HomeFeed was built without Config: Database, which its build needs, read Config with r.resolve \
+                before warmUp() had built it
+                """
+            ),
+            "\(report)"
+        )
+        #expect(
+            report.description.contains(
+                "make HomeFeed's factory async and await r.resolveAsync(Config.self) there before it asks for Database"
+            ),
+            "\(report)"
+        )
+    }
+
     @Test func aRetriedBuildWhoseDependencyReadTooEarlySaysWhichOneDid() async throws {
         // HomeFeed's async factory awaits Database, whose synchronous factory reads Config before Config is built.
         let container = DIContainer()

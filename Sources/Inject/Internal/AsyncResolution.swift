@@ -38,7 +38,7 @@ final class AsyncResolution: @unchecked Sendable {
         var dropped: [any InstanceCache] = []
         /// In a build of `warmUp()`: the synchronous reads of async services that failed as not built yet, and the
         /// registration whose build read each, in the order they failed.
-        var readsBeforeBuilt: [(read: String, reader: String)] = []
+        var readsBeforeBuilt: [ReadBeforeBuilt] = []
     }
 
     private let state = Locked(State())
@@ -105,16 +105,22 @@ final class AsyncResolution: @unchecked Sendable {
 
     /// In a build of `warmUp()`, notes that `reader`'s build read the async service `read` synchronously before it
     /// was built: an error, which fails the build unless a factory catches it and goes on without the service.
-    func noteReadBeforeBuilt(_ read: String, by reader: String) {
+    func noteReadBeforeBuilt(_ read: EntryBase, by reader: EntryBase) {
+        let noted = ReadBeforeBuilt(
+            read: read.label,
+            readIsEager: read.isEager,
+            reader: reader.label,
+            readerIsAsync: reader.isAsync
+        )
         state.withLock { state in
-            if !state.readsBeforeBuilt.contains(where: { $0.read == read && $0.reader == reader }) {
-                state.readsBeforeBuilt.append((read, reader))
+            if !state.readsBeforeBuilt.contains(where: { $0.read == noted.read && $0.reader == noted.reader }) {
+                state.readsBeforeBuilt.append(noted)
             }
         }
     }
 
     /// The reads ``noteReadBeforeBuilt(_:by:)`` noted.
-    var readsBeforeBuilt: [(read: String, reader: String)] {
+    var readsBeforeBuilt: [ReadBeforeBuilt] {
         state.withLock { $0.readsBeforeBuilt }
     }
 
@@ -406,6 +412,16 @@ final class AsyncFrame: @unchecked Sendable {
     var recordKind: ValidationRecorder.EdgeKind {
         instanceInProgress == nil ? .factory : .properties
     }
+}
+
+/// A synchronous read of an async service that failed in a build of `warmUp()`, as it was not built yet.
+struct ReadBeforeBuilt {
+    let read: String
+    /// Whether the service read is `.eager()`, so that `warmUp()` builds it.
+    let readIsEager: Bool
+    /// The registration whose build read it, and whether its factory is async.
+    let reader: String
+    let readerIsAsync: Bool
 }
 
 /// Now, in nanoseconds, for build times.

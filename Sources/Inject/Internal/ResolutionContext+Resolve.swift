@@ -494,7 +494,7 @@ extension ResolutionContext {
         let failure = reported ?? notBuiltYet(entry, code: code, because: .notBuilt, lastFailure: slot?.lastFailure)
         if reported == nil, slot?.lastFailure == nil, let asyncResolution, asyncResolution.startup != nil {
             // In warmUp(): a factory that catches this goes on without the service, which warmUp() builds anyway.
-            asyncResolution.noteReadBeforeBuilt(entry.label, by: frames.last?.entry.label ?? entry.label)
+            asyncResolution.noteReadBeforeBuilt(entry, by: frames.last?.entry ?? entry)
         }
         guard let slot else { throw failure }
         // Weakly: a failure is kept by the slots whose builds it failed, and must not keep this one alive.

@@ -65,19 +65,30 @@ final class StartupRecorder: @unchecked Sendable {
         state.withLock { _ = $0.edges[from, default: []].insert(to) }
     }
 
-    /// Records that the eager build of `service` succeeded although the synchronous reads `caught` failed in it, the
+    /// Records that the eager build of `built` succeeded although the synchronous reads `caught` failed in it, the
     /// async services they read not built yet: a factory caught each error and went on without the service.
-    func recordBuiltWithout(_ caught: [(read: String, reader: String)], building service: String) {
-        let notes = caught.map { read, reader in
+    func recordBuiltWithout(_ caught: [ReadBeforeBuilt], building built: EntryBase) {
+        let service = built.label
+        let notes = caught.map { caught in
+            let read = caught.read
             let who =
-                reader == service
+                caught.reader == service
                 ? "its factory read \(read) with r.resolve"
-                : "\(reader), which its build needs, read \(read) with r.resolve"
+                : "\(caught.reader), which its build needs, read \(read) with r.resolve"
+            let when = caught.readIsEager ? "before warmUp() had built it" : "before it was built"
+            let awaitRead = "await r.resolveAsync(\(read).self)"
+            // The factory to change is the one that can await it first: the reader's, or the eager build's, before
+            // it asks for the reader (whose synchronous read of an async one would fail in turn).
+            let fix =
+                caught.reader == service
+                ? (caught.readerIsAsync
+                    ? "\(awaitRead) in its factory instead" : "make its factory async and \(awaitRead) there")
+                : (built.isAsync
+                    ? "\(awaitRead) in \(service)'s factory before it asks for \(caught.reader)"
+                    : "make \(service)'s factory async and \(awaitRead) there before it asks for \(caught.reader)")
             return """
-                \(service) was built without \(read): \(who) before warmUp() had built it, and the build went on \
-                past the error (a try?, or a catch), so warmUp() kept \(service) as it was built. To have it wait for \
-                \(read), make \(reader == service ? "its" : "\(reader)'s") factory async and await \
-                r.resolveAsync(\(read).self) there.
+                \(service) was built without \(read): \(who) \(when), and the build went on past the error (a \
+                try?, or a catch), so warmUp() kept \(service) as it was built. To have it wait for \(read), \(fix).
                 """
         }
         state.withLock { $0.builtWithout += notes }
