@@ -104,9 +104,11 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         // One build has nothing to be built beside: no one-by-one time to compare with.
         case 1:
             let outside =
-                !wentOutsideTheBuilds ? ""
-                : failures.isEmpty ? ": most of the wall time went outside this build (\(Self.outside))"
-                : ", counting only the build that succeeded: the failed ones (below) took time too"
+                !wentOutsideTheBuilds
+                ? ""
+                : failures.isEmpty
+                    ? ": most of the wall time went outside this build (\(Self.outside))"
+                    : ", counting only the build that succeeded: the failed ones (below) took time too"
             lines = ["warm-up: 1 build in \(Describe.milliseconds(wallSeconds))\(outside)"]
         default:
             lines = [
