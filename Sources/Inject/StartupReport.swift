@@ -39,6 +39,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     /// What ``description`` says of eager builds that went on past a failed read of an async service not built yet,
     /// and were kept without it.
     let builtWithout: [String]
+    /// The times of the builds made on the main actor (`mainActorFactory`), which run one at a time.
+    let mainActorBuilds: [Double]
 
     /// A report of these builds and times. `package` access: `warmUp()` makes the reports, and tests make their own
     /// to check what ``description`` says of given figures.
@@ -52,7 +54,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         eagerServices: Set<String> = [],
         builtElsewhere: Int = 0,
         criticalPathSeconds: Double? = nil,
-        builtWithout: [String] = []
+        builtWithout: [String] = [],
+        mainActorBuilds: [Double] = []
     ) {
         self.builds = builds
         self.wallSeconds = wallSeconds
@@ -64,6 +67,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         self.builtElsewhere = builtElsewhere
         self.criticalPathSeconds = criticalPathSeconds
         self.builtWithout = builtWithout
+        self.mainActorBuilds = mainActorBuilds
     }
 
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``; 1 when it built
@@ -181,6 +185,11 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 : "no faster: each build waited for the one before it (the critical path below)")
             : nil
         guard wentOutsideTheBuilds else {
+            // Main-actor builds run one at a time, however long each is.
+            if chain == nil, mainActorBuilds.count > 1, mainActorBuilds.reduce(0, +) >= serialSeconds / 2 {
+                return
+                    "no faster: most of the time went to builds on the main actor (mainActorFactory), which run one at a time"
+            }
             // Builds too short to gain from running in parallel take about as long either way: no speed-up to claim.
             return chain ?? "no faster, too little to build in parallel"
         }

@@ -933,6 +933,27 @@ extension WarmUpTests {
         )
     }
 
+    @Test func mainActorBuildsOneAfterAnotherAreSaidToRunOneAtATime() async throws {
+        // Three main-actor builds of 3 ms each: they cannot run in parallel, however long each is.
+        let container = DIContainer()
+        for name in ["a", "b", "c"] {
+            container.register(HomeScreen.self, name: DIContainer.Name(name), mainActorFactory: { _ in
+                usleep(3_000)
+                return HomeScreen()
+            })
+            .scope(.singleton).eager()
+        }
+
+        let outcome = await completes("a warm-up of main-actor builds") { try await container.warmUp() }
+        let report = try #require(try outcome?.get())
+
+        let summary = try #require(report.description.split(separator: "\n").first)
+        if report.speedUp < 1.05 {
+            #expect(summary.contains("builds on the main actor (mainActorFactory), which run one at a time"), "\(report)")
+        }
+        #expect(!summary.contains("too little to build in parallel"), "\(report)")
+    }
+
     @Test func aRetriedBuildWhoseDependencyReadTooEarlySaysWhichOneDid() async throws {
         // HomeFeed's async factory awaits Database, whose synchronous factory reads Config before Config is built.
         let container = DIContainer()

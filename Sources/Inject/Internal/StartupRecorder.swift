@@ -18,6 +18,8 @@ final class StartupRecorder: @unchecked Sendable {
         let home: DIContainer
         /// Whether it is an `.eager()` registration, which `warmUp()` builds for its own sake.
         let isEager: Bool
+        /// Whether it is a `mainActorFactory` registration, built on the main actor, one at a time.
+        let isMainActor: Bool
     }
 
     private struct State {
@@ -54,7 +56,15 @@ final class StartupRecorder: @unchecked Sendable {
 
     func recordBuild(_ event: BuildEvent, entry: EntryBase, home: DIContainer, start: UInt64, end: UInt64) {
         let node = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
-        let build = Build(node: node, event: event, start: start, end: end, home: home, isEager: entry.isEager)
+        let build = Build(
+            node: node,
+            event: event,
+            start: start,
+            end: end,
+            home: home,
+            isEager: entry.isEager,
+            isMainActor: entry.isMainActor
+        )
         state.withLock { $0.builds.append(build) }
     }
 
@@ -143,7 +153,8 @@ final class StartupRecorder: @unchecked Sendable {
             eagerServices: Set(builds.filter(\.isEager).map(\.event.service)),
             builtElsewhere: builtElsewhere,
             criticalPathSeconds: Self.seconds(of: path),
-            builtWithout: builtWithout
+            builtWithout: builtWithout,
+            mainActorBuilds: builds.filter(\.isMainActor).map(\.event.seconds)
         )
     }
 
