@@ -937,10 +937,14 @@ extension WarmUpTests {
         // Three main-actor builds of 3 ms each: they cannot run in parallel, however long each is.
         let container = DIContainer()
         for name in ["a", "b", "c"] {
-            container.register(HomeScreen.self, name: DIContainer.Name(name), mainActorFactory: { _ in
-                usleep(3_000)
-                return HomeScreen()
-            })
+            container.register(
+                HomeScreen.self,
+                name: DIContainer.Name(name),
+                mainActorFactory: { _ in
+                    usleep(3_000)
+                    return HomeScreen()
+                }
+            )
             .scope(.singleton).eager()
         }
 
@@ -949,7 +953,10 @@ extension WarmUpTests {
 
         let summary = try #require(report.description.split(separator: "\n").first)
         if report.speedUp < 1.05 {
-            #expect(summary.contains("builds on the main actor (mainActorFactory), which run one at a time"), "\(report)")
+            #expect(
+                summary.contains("builds on the main actor (mainActorFactory), which run one at a time"),
+                "\(report)"
+            )
         }
         #expect(!summary.contains("too little to build in parallel"), "\(report)")
     }
