@@ -41,6 +41,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     let builtWithout: [String]
     /// The times of the builds made on the main actor (`mainActorFactory`), which run one at a time.
     let mainActorBuilds: [Double]
+    /// The services whose builds, made by another warm-up or a resolve, builds here waited for, and the wall time
+    /// those waits covered.
+    let waitedElsewhere: (services: [String], seconds: Double)
 
     /// A report of these builds and times. `package` access: `warmUp()` makes the reports, and tests make their own
     /// to check what ``description`` says of given figures.
@@ -55,7 +58,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         builtElsewhere: Int = 0,
         criticalPathSeconds: Double? = nil,
         builtWithout: [String] = [],
-        mainActorBuilds: [Double] = []
+        mainActorBuilds: [Double] = [],
+        waitedElsewhere: (services: [String], seconds: Double) = ([], 0)
     ) {
         self.builds = builds
         self.wallSeconds = wallSeconds
@@ -68,6 +72,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         self.criticalPathSeconds = criticalPathSeconds
         self.builtWithout = builtWithout
         self.mainActorBuilds = mainActorBuilds
+        self.waitedElsewhere = waitedElsewhere
     }
 
     /// How many times faster than a one-by-one start-up: ``serialSeconds`` / ``wallSeconds``; 1 when it built
@@ -128,7 +133,13 @@ public struct StartupReport: CustomStringConvertible, Sendable {
                 "critical path, \(Describe.milliseconds(pathSeconds)): \(criticalPath.joined(separator: ", then "))"
             )
             lines += notes.map { "  note: \($0)" }
-            if let threads = waitForThreads(pathSeconds: pathSeconds) {
+            let elsewhere = waitElsewhereNote()
+            if let elsewhere {
+                lines.append("  note: \(elsewhere)")
+            }
+            // What the waits for builds made elsewhere explain is not left to builds waiting for a thread.
+            let explained = pathSeconds + (elsewhere == nil ? 0 : waitedElsewhere.seconds)
+            if let threads = waitForThreads(pathSeconds: pathSeconds, explained: explained) {
                 lines.append("  note: \(threads)")
             }
         }
@@ -160,10 +171,25 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// The wall time builds here spent waiting for builds another warm-up or a resolve was making, which the
+    /// critical path, made of this warm-up's builds, does not show; when it is 5 ms or more.
+    private func waitElsewhereNote() -> String? {
+        let (services, seconds) = waitedElsewhere
+        guard !services.isEmpty, seconds >= 0.005 else { return nil }
+        let listed = services.count <= 3 ? services : Array(services.prefix(3)) + ["\(services.count - 3) more"]
+        return """
+            \(Describe.milliseconds(seconds)) of the \(Describe.milliseconds(wallSeconds)) went to waiting for \
+            \(listed.joined(separator: ", ")), which another warmUp() or a resolve was building: the critical path \
+            above counts only this warm-up's own builds
+            """
+    }
+
     /// Why a warm-up that was faster than its builds one by one still took well over its critical path: builds
     /// that could run at once waited for a free thread.
-    private func waitForThreads(pathSeconds: Double) -> String? {
-        guard speedUp >= 1.05, wallSeconds >= pathSeconds * 1.5, wallSeconds - pathSeconds >= 0.005 else {
+    ///
+    /// - Parameter explained: The wall time the critical path and the notes above it account for.
+    private func waitForThreads(pathSeconds: Double, explained: Double) -> String? {
+        guard speedUp >= 1.05, wallSeconds >= explained * 1.5, wallSeconds - explained >= 0.005 else {
             return nil
         }
         let threads = ProcessorCount.current

@@ -491,6 +491,42 @@ struct WarmUpTests {
         _ = try await resolve.value
     }
 
+    @Test func aWarmUpThatMostlyWaitedForABuildMadeElsewhereSaysSoUnderItsCriticalPath() async throws {
+        // A resolve is building Database when warmUp() starts, and goes on 30 ms after HomeFeed asks for it:
+        // HomeFeed waits for it, then works 5 ms.
+        let container = DIContainer()
+        let started = AsyncGate()
+        let feedAsked = AsyncGate()
+        container.register(Database.self) { () async throws -> Database in
+            started.openGate()
+            await feedAsked.wait()
+            try await Task.sleep(nanoseconds: 30_000_000)
+            return Database()
+        }
+        .scope(.singleton).eager()
+        container.register(HomeFeed.self) { r in
+            feedAsked.openGate()
+            _ = try await r.resolveAsync(Database.self)
+            try await Task.sleep(nanoseconds: 5_000_000)
+            return HomeFeed()
+        }
+        .scope(.singleton).eager()
+        let resolve = Task { try await container.resolveAsync(Database.self) }
+        await started.wait()
+
+        let report = try await container.warmUp()
+
+        #expect(report.builds.map(\.service) == ["HomeFeed"], "\(report)")
+        #expect(
+            report.description.contains(
+                "went to waiting for Database, which another warmUp() or a resolve was building"
+            ),
+            "\(report)"
+        )
+        #expect(!report.description.contains("waiting for one of the"), "\(report)")
+        _ = try await resolve.value
+    }
+
     @Test func cancellingTheTaskThatWarmsUpThrowsCancellationErrorAndLeavesTheRestForLater() async throws {
         let container = DIContainer()
         let started = AsyncGate()
@@ -952,7 +988,8 @@ extension WarmUpTests {
         let report = try #require(try outcome?.get())
 
         let summary = try #require(report.description.split(separator: "\n").first)
-        if report.speedUp < 1.05 {
+        // On a busy machine the hops to the main actor can take longer than the builds: said as time outside them.
+        if report.speedUp < 1.05, !summary.contains("outside these builds") {
             #expect(
                 summary.contains("builds on the main actor (mainActorFactory), which run one at a time"),
                 "\(report)"

@@ -239,9 +239,18 @@ extension AsyncResolution {
         parent: AsyncFrame?
     ) async throws -> T {
         let frame = AsyncFrame(entry: entry, container: home, argument: argument, parent: parent, resolution: self)
+        // In warmUp(): how long this waited for a build that was not its own, which may be one made elsewhere.
+        let waitStart = startup != nil ? monotonicNanoseconds() : 0
+        var builtHere = false
+        defer {
+            if let startup, !builtHere {
+                startup.recordWait(for: entry, home: home, from: waitStart, to: monotonicNanoseconds())
+            }
+        }
         while true {
             do {
                 return try await slot.instanceAsync(builder: ObjectIdentifier(frame), waiter: parent?.waiter) {
+                    builtHere = true
                     let value = try await build(entry, frame: frame, code, argument, gate: slot)
                     if frame.isTainted, let lender = parent?.innermostLender {
                         // Built while a build up the chain lends its unfinished instance: kept back until that one

@@ -34,6 +34,9 @@ final class StartupRecorder: @unchecked Sendable {
         var retried: [Node: (readAsync: String, reader: String, isAsync: Bool, isMainActor: Bool)] = [:]
         /// What the report says of eager builds that succeeded although a synchronous read in them failed.
         var builtWithout: [String] = []
+        /// Waits of builds here for an instance they did not build, by what they waited for: when no build here made
+        /// it, another warm-up or a resolve did.
+        var waits: [(node: Node, service: String, start: UInt64, end: UInt64)] = []
     }
 
     /// When `warmUp()` started, in nanoseconds.
@@ -66,6 +69,14 @@ final class StartupRecorder: @unchecked Sendable {
             isMainActor: entry.isMainActor
         )
         state.withLock { $0.builds.append(build) }
+    }
+
+    /// Records that a build here waited from `start` to `end` for `entry`'s instance in `home`, which it did not build.
+    func recordWait(for entry: EntryBase, home: DIContainer, from start: UInt64, to end: UInt64) {
+        // A cached instance is there at once: only a wait for a build under way is worth a line.
+        guard end &- start >= 50_000 else { return }
+        let node = Node(entry: ObjectIdentifier(entry), home: ObjectIdentifier(home))
+        state.withLock { $0.waits.append((node, entry.label, start, end)) }
     }
 
     func recordEdge(from source: (entry: EntryBase, home: DIContainer)?, to entry: EntryBase, home: DIContainer) {
@@ -123,8 +134,8 @@ final class StartupRecorder: @unchecked Sendable {
     ///
     /// - Parameter attempted: How many eager registrations `warmUp()` found unbuilt and set out to build.
     func report(failures: [ResolutionError], attempted: Int) -> StartupReport {
-        let (builds, edges, waveStarts, retried, builtWithout) = state.withLock {
-            ($0.builds, $0.edges, $0.waveStarts, $0.retried, $0.builtWithout)
+        let (builds, edges, waveStarts, retried, builtWithout, waits) = state.withLock {
+            ($0.builds, $0.edges, $0.waveStarts, $0.retried, $0.builtWithout, $0.waits)
         }
         // Nothing built here, and nothing failed: what it set out to build, another warm-up (or resolve) built
         // meanwhile, and this one waited for those builds until now.
@@ -154,8 +165,33 @@ final class StartupRecorder: @unchecked Sendable {
             builtElsewhere: builtElsewhere,
             criticalPathSeconds: Self.seconds(of: path),
             builtWithout: builtWithout,
-            mainActorBuilds: builds.filter(\.isMainActor).map(\.event.seconds)
+            mainActorBuilds: builds.filter(\.isMainActor).map(\.event.seconds),
+            waitedElsewhere: Self.waitedElsewhere(waits, builds: builds)
         )
+    }
+
+    /// The waits for builds that none of `builds` made (another warm-up's, or a resolve's): the services, in the
+    /// order first waited for, and the time covered by at least one such wait.
+    private static func waitedElsewhere(
+        _ waits: [(node: Node, service: String, start: UInt64, end: UInt64)],
+        builds: [Build]
+    ) -> (services: [String], seconds: Double) {
+        let builtHere = Set(builds.map(\.node))
+        let elsewhere = waits.filter { !builtHere.contains($0.node) }
+        var services: [String] = []
+        for wait in elsewhere where !services.contains(wait.service) {
+            services.append(wait.service)
+        }
+        var covered: UInt64 = 0
+        var reached: UInt64 = 0
+        for wait in elsewhere.sorted(by: { $0.start < $1.start }) {
+            let from = max(wait.start, reached)
+            if from < wait.end {
+                covered &+= wait.end &- from
+                reached = wait.end
+            }
+        }
+        return (services, Double(covered) / 1_000_000_000)
     }
 
     /// How long the critical path held start-up back: the first build's own time, then for each build after it only
