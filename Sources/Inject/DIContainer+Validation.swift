@@ -277,7 +277,8 @@ extension DIContainer {
             if let skipped = ProblemCollector.notBuilt(
                 entry,
                 onMainActor: onMainActor,
-                buildsAsync: problems.buildsAsync
+                buildsAsync: problems.buildsAsync,
+                hasSample: entry.validationSample(in: owner) != nil
             ) {
                 problems.add(skipped)
                 return false

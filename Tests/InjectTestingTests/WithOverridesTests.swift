@@ -246,6 +246,25 @@ struct WithOverridesTests {
         #expect(layer.missedOverrides.isEmpty, "\(layer.missedOverrides.map(\.message))")
     }
 
+    @Test func anOverrideOfAnArgumentRegistrationIsValidatedWithTheSampleOfTheOneItReplaces() {
+        let container = DIContainer()
+        container.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }
+            .validationArgument(7)
+        let built = Collector<Int>()
+
+        let report = withOverrides(in: container) {
+            $0.register(Widget.self) { (_: DIResolver, serial: Int) in
+                built.append(serial)
+                return Widget(serial: serial + 100)
+            }
+        } operation: {
+            container.validationReport()
+        }
+
+        #expect(report.untimedProblems.isEmpty, "\(report)")
+        #expect(built.values == [7], "the override was built with the replaced registration's sample")
+    }
+
     @Test func propertyWrappersSeeTheOverrides() {
         wrapperContainer.register(Widget.self) { Widget(serial: 0) }.scope(.singleton)
 

@@ -293,8 +293,23 @@ class EntryBase: @unchecked Sendable {
 
     /// What `validate()` builds this entry with, found in `owner`: its own sample, or, for an `implements` forward,
     /// the sample of the registration it forwards to (which takes the argument the forward passes on).
+    ///
+    /// A test override of an argument registration without a sample of its own is built with the sample of the
+    /// registration it replaces in `owner`, when that takes the same argument type: `expectValid` under overrides
+    /// checks it as it checks the app.
     func validationSample(in owner: DIContainer) -> ArgumentBox? {
-        validationSample ?? forwarded(in: owner)?.validationSample
+        validationSample ?? forwarded(in: owner)?.validationSample ?? replacedSample(in: owner)
+    }
+
+    /// The sample of the registration of the same key that a resolve through `owner` finds without test overrides,
+    /// when it is another one, taking the same argument type; `nil` otherwise.
+    private func replacedSample(in owner: DIContainer) -> ArgumentBox? {
+        guard takesArgument, let expected = expectedArgument,
+            let replaced = owner.lookupVisible(key, from: ResolutionContext.currentPointer)?.entry.takeUnretainedValue(),
+            replaced !== self, let sample = replaced.validationSample,
+            replaced.expectedArgument.map(ObjectIdentifier.init) == ObjectIdentifier(expected)
+        else { return nil }
+        return sample
     }
 
     /// Whether this is an `implements` forward to a registration that takes a runtime argument: `validate()` builds

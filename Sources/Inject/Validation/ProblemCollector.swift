@@ -100,7 +100,14 @@ struct ProblemCollector {
     ///   - onMainActor: Whether validation runs on the main actor (a synchronous one cannot build a
     ///     `mainActorFactory` registration off it).
     ///   - buildsAsync: Whether validation builds async factories (`validateAsync()`).
-    static func notBuilt(_ entry: EntryBase, onMainActor: Bool, buildsAsync: Bool) -> ValidationProblem? {
+    ///   - hasSample: Whether there is a sample argument to build it with, for one that takes an argument: its own,
+    ///     or the one it is given (see ``EntryBase/validationSample(in:)``).
+    static func notBuilt(
+        _ entry: EntryBase,
+        onMainActor: Bool,
+        buildsAsync: Bool,
+        hasSample: Bool? = nil
+    ) -> ValidationProblem? {
         if entry.isAsync, !buildsAsync {
             return ValidationProblem(
                 severity: .warning,
@@ -113,7 +120,7 @@ struct ProblemCollector {
                 ]
             )
         }
-        if entry.takesArgument, entry.validationSample == nil {
+        if entry.takesArgument, !(hasSample ?? (entry.validationSample != nil)) {
             let argument = Describe.type(entry.expectedArgument ?? Any.self)
             return ValidationProblem(
                 severity: .warning,
