@@ -305,7 +305,8 @@ class EntryBase: @unchecked Sendable {
     /// when it is another one, taking the same argument type; `nil` otherwise.
     private func replacedSample(in owner: DIContainer) -> ArgumentBox? {
         guard takesArgument, let expected = expectedArgument,
-            let replaced = owner.lookupVisible(key, from: ResolutionContext.currentPointer)?.entry.takeUnretainedValue(),
+            let replaced = owner.lookupVisible(key, from: ResolutionContext.currentPointer)?.entry
+                .takeUnretainedValue(),
             replaced !== self, let sample = replaced.validationSample,
             replaced.expectedArgument.map(ObjectIdentifier.init) == ObjectIdentifier(expected)
         else { return nil }
