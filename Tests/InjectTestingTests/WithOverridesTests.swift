@@ -265,6 +265,21 @@ struct WithOverridesTests {
         #expect(built.values == [7], "the override was built with the replaced registration's sample")
     }
 
+    @Test func aResolveOutsideTheOverridesTaskThatFindsNothingIsToldTheOverrideIsTheTasks() async throws {
+        let container = DIContainer()
+
+        let outcome = await withOverrides(in: container) {
+            $0.register(OnlyOverridden.self) { OnlyOverridden(tag: "override") }
+        } operation: {
+            await Task.detached { Result { try container.resolveThrowing(OnlyOverridden.self) } }.value
+        }
+
+        let error = try #require(throws: ResolutionError.self) { try outcome.get() }
+        #expect(error.description.contains("a test override of OnlyOverridden, registered at"), "\(error)")
+        #expect(error.description.contains("is active in another task, but this resolve runs outside it"), "\(error)")
+        #expect(error.description.contains("fix: resolve inside the override's task"), "\(error)")
+    }
+
     @Test func propertyWrappersSeeTheOverrides() {
         wrapperContainer.register(Widget.self) { Widget(serial: 0) }.scope(.singleton)
 

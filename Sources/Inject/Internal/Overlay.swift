@@ -245,6 +245,26 @@ extension Overlay {
         }
     }
 
+    /// The registration of `key` in an active test override that applies to `container`, in whatever task it is
+    /// active: for the error of a resolve that runs outside it and finds nothing.
+    static func activeOverride(of key: Key, over container: DIContainer) -> EntryBase? {
+        guard activeCount.value > 0 else { return nil }
+        return live.withLock { live in
+            for unmanaged in live.values {
+                let found = unmanaged._withUnsafeGuaranteedRef { overlay -> EntryBase? in
+                    guard let registry = overlay.registry, overlay.recorder == nil, overlay.isActive,
+                        overlay.applies(to: container)
+                    else { return nil }
+                    return registry.table.find(key)
+                }
+                if let found {
+                    return found
+                }
+            }
+            return nil
+        }
+    }
+
     /// Releases what every live overlay holds for `container`, which is being released: its `.scoped` instances
     /// built under an overlay go with it, `onRelease` included, exactly as those built outside one. Called by
     /// `DIContainer`'s `deinit`, outside every lock; the instances are released here, after the locks are dropped.

@@ -124,6 +124,23 @@ extension ResolutionContext {
                 \(request), resolve \(asker), which is .scoped, through that child rather than the root.
                 """
         }
+        if overlay == nil, fix == plainFix,
+            let overridden = Overlay.activeOverride(of: Key(type, name), over: container)
+        {
+            // `withOverrides { ... } operation: { Task.detached { resolve } }`: the override is the task's.
+            details.append(
+                """
+                a test override of \(label), registered at \(overridden.location), is active in another task, but \
+                this resolve runs outside it (work started with Task.detached, on a DispatchQueue or a Thread does \
+                not inherit withOverrides), so it sees the real container.
+                """
+            )
+            fix = """
+                resolve inside the override's task (its child tasks, async let and task groups inherit it), or pass \
+                what it resolved to the other work; or, in a serial XCTest suite, use pushOverrides, which applies to \
+                the whole process.
+                """
+        }
         let hidden = container.hiddenEntry(Key(type, name), from: identity)
         if let hidden {
             fix = """
