@@ -176,6 +176,7 @@ extension DIContainer {
     ) async -> (build: EagerBuild, error: ResolutionError)? {
         let resolution = AsyncResolution(overlay: overlay, top: self, startup: recorder)
         defer { resolution.finish() }
+        let start = monotonicNanoseconds()
         do {
             try await build.entry.buildAsync(in: resolution, owner: build.owner, through: self, argument: nil)
             let caught = resolution.readsBeforeBuilt
@@ -185,6 +186,7 @@ extension DIContainer {
             }
             return nil
         } catch {
+            recorder.recordFailure(from: start, to: monotonicNanoseconds())
             return (build, Self.failure(error, building: build.entry))
         }
     }

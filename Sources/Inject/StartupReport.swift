@@ -41,6 +41,8 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     let builtWithout: [String]
     /// The times of the builds made on the main actor (`mainActorFactory`), which run one at a time.
     let mainActorBuilds: [Double]
+    /// The wall time the eager builds that failed ran for: part of ``wallSeconds``, though no build remains of them.
+    let failedSeconds: Double
     /// The services whose builds, made by another warm-up or a resolve, builds here waited for, and the wall time
     /// those waits covered.
     let waitedElsewhere: (services: [String], seconds: Double)
@@ -58,6 +60,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         builtElsewhere: Int = 0,
         criticalPathSeconds: Double? = nil,
         builtWithout: [String] = [],
+        failedSeconds: Double = 0,
         mainActorBuilds: [Double] = [],
         waitedElsewhere: (services: [String], seconds: Double) = ([], 0)
     ) {
@@ -71,6 +74,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
         self.builtElsewhere = builtElsewhere
         self.criticalPathSeconds = criticalPathSeconds
         self.builtWithout = builtWithout
+        self.failedSeconds = failedSeconds
         self.mainActorBuilds = mainActorBuilds
         self.waitedElsewhere = waitedElsewhere
     }
@@ -115,9 +119,9 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             let outside =
                 !wentOutsideTheBuilds
                 ? ""
-                : failures.isEmpty
-                    ? ": most of the wall time went outside this build (\(Self.outside))"
-                    : ", counting only the build that succeeded: the failed ones (below) took time too"
+                : failuresTookTheTime
+                    ? ", counting only the build that succeeded: the failed ones (below) took time too"
+                    : ": most of the wall time went outside this build (\(Self.outside))"
             lines = ["warm-up: 1 build in \(Describe.milliseconds(wallSeconds))\(outside)"]
         default:
             lines = [
@@ -137,8 +141,17 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             if let elsewhere {
                 lines.append("  note: \(elsewhere)")
             }
-            // What the waits for builds made elsewhere explain is not left to builds waiting for a thread.
-            let explained = pathSeconds + (elsewhere == nil ? 0 : waitedElsewhere.seconds)
+            let mainActor = mainActorNote(pathSeconds: pathSeconds, summary: lines[0])
+            if let mainActor {
+                lines.append("  note: \(mainActor)")
+            }
+            // What the waits for builds made elsewhere, the main actor's builds one at a time and the failed builds
+            // explain is not left to builds waiting for a thread.
+            let explained = max(
+                pathSeconds + (elsewhere == nil ? 0 : waitedElsewhere.seconds),
+                mainActorBuilds.reduce(0, +),
+                failedSeconds
+            )
             if let threads = waitForThreads(pathSeconds: pathSeconds, explained: explained) {
                 lines.append("  note: \(threads)")
             }
@@ -184,6 +197,19 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             """
     }
 
+    /// The time the builds on the main actor took, one at a time, when it bounds more of the wall time than the
+    /// critical path and the summary line does not say so already.
+    private func mainActorNote(pathSeconds: Double, summary: String) -> String? {
+        let seconds = mainActorBuilds.reduce(0, +)
+        guard mainActorBuilds.count > 1, seconds >= 0.005, seconds > pathSeconds, !summary.contains("main actor")
+        else { return nil }
+        return """
+            \(Describe.milliseconds(seconds)) of the \(Describe.milliseconds(wallSeconds)) went to the \
+            \(mainActorBuilds.count) builds on the main actor (mainActorFactory), which run one at a time, beside \
+            the others
+            """
+    }
+
     /// Why a warm-up that was faster than its builds one by one still took well over its critical path: builds
     /// that could run at once waited for a free thread.
     ///
@@ -220,7 +246,7 @@ public struct StartupReport: CustomStringConvertible, Sendable {
             return chain ?? "no faster, too little to build in parallel"
         }
         // The one-by-one time counts only the builds that succeeded.
-        if !failures.isEmpty {
+        if failuresTookTheTime {
             return "no faster, counting only the builds that succeeded: the failed ones (below) took time too"
         }
         let outside = "most of the wall time went outside these builds (\(Self.outside))"
@@ -235,6 +261,11 @@ public struct StartupReport: CustomStringConvertible, Sendable {
     /// rest.
     private var wentOutsideTheBuilds: Bool {
         wallSeconds > serialSeconds * 1.5 && wallSeconds - serialSeconds >= 0.005
+    }
+
+    /// Whether the failed builds ran for much of the time the builds that succeeded do not account for.
+    private var failuresTookTheTime: Bool {
+        !failures.isEmpty && failedSeconds >= 0.005 && failedSeconds >= (wallSeconds - serialSeconds) / 2
     }
 
     /// Where the wall time goes that no build of the report counts.

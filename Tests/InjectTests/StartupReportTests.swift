@@ -53,13 +53,54 @@ struct StartupReportTests {
             wallSeconds: 0.082,
             serialSeconds: 0.02,
             criticalPath: ["Database"],
-            failures: [failure]
+            failures: [failure],
+            failedSeconds: 0.08
         )
 
         let summary = try #require(report.description.split(separator: "\n").first)
 
         #expect(summary.contains("the failed ones (below) took time too"), "\(report)")
         #expect(!summary.contains("outside this build"), "\(report)")
+    }
+
+    @Test func aFailureThatThrewAtOnceIsNotBlamedForTimeThatWentToAWaitElsewhere() throws {
+        // Config threw at once; the 45 ms went to waiting for Keychain, which a resolve was building.
+        let failure = try #require(throws: ResolutionError.self) {
+            try DIContainer().resolveThrowing(Config.self)
+        }
+        let report = StartupReport(
+            builds: [build("Database", 5)],
+            wallSeconds: 0.045,
+            serialSeconds: 0.005,
+            criticalPath: ["Database"],
+            failures: [failure],
+            failedSeconds: 0.0001,
+            waitedElsewhere: (["Keychain"], 0.044)
+        )
+
+        let lines = report.description.split(separator: "\n")
+
+        #expect(lines[0].contains("most of the wall time went outside this build"), "\(report)")
+        #expect(!lines[0].contains("the failed ones"), "\(report)")
+        #expect(lines.contains { $0.contains("44.0 ms of the 45.0 ms went to waiting for Keychain") }, "\(report)")
+    }
+
+    @Test func mainActorBuildsBesideOthersAreANoteNotAWaitForThreads() throws {
+        // Three 10 ms main-actor builds, one at a time, beside a 20 ms async one: 31 ms in all.
+        let report = StartupReport(
+            builds: [build("A", 10), build("B", 10), build("D", 10), build("E", 20)],
+            wallSeconds: 0.0315,
+            serialSeconds: 0.05,
+            criticalPath: ["D"],
+            failures: [],
+            criticalPathSeconds: 0.01,
+            mainActorBuilds: [0.01, 0.01, 0.01]
+        )
+
+        let text = report.description
+
+        #expect(text.contains("note: 30.0 ms of the 31.5 ms went to the 3 builds on the main actor"), "\(report)")
+        #expect(!text.contains("waiting for one of the"), "\(report)")
     }
 
     @Test func aWarmUpThatBuiltNothingIsNoSlowerThanOneByOne() {

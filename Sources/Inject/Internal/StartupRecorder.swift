@@ -32,8 +32,10 @@ final class StartupRecorder: @unchecked Sendable {
         /// The builds tried again, by node, with the async service read synchronously before it was built, and the
         /// registration whose factory read it (the build itself, or one it needs).
         var retried: [Node: (readAsync: String, reader: String, isAsync: Bool, isMainActor: Bool)] = [:]
-        /// What the report says of eager builds that succeeded although a synchronous read in them failed.
-        var builtWithout: [String] = []
+        /// Eager builds that succeeded although a synchronous read in them failed: each with what it read.
+        var builtWithout: [(caught: ReadBeforeBuilt, service: String, isAsync: Bool)] = []
+        /// When each eager build that failed ran: part of the wall time, though no build remains of it.
+        var failedSpans: [(start: UInt64, end: UInt64)] = []
         /// Waits of builds here for an instance they did not build, by what they waited for: when no build here made
         /// it, another warm-up or a resolve did.
         var waits: [(node: Node, service: String, start: UInt64, end: UInt64)] = []
@@ -89,30 +91,47 @@ final class StartupRecorder: @unchecked Sendable {
     /// Records that the eager build of `built` succeeded although the synchronous reads `caught` failed in it, the
     /// async services they read not built yet: a factory caught each error and went on without the service.
     func recordBuiltWithout(_ caught: [ReadBeforeBuilt], building built: EntryBase) {
-        let service = built.label
-        let notes = caught.map { caught in
-            let read = caught.read
-            let who =
-                caught.reader == service
-                ? "its factory read \(read) with r.resolve"
-                : "\(caught.reader), which its build needs, read \(read) with r.resolve"
-            let when = caught.readIsEager ? "before warmUp() had built it" : "before it was built"
-            let awaitRead = "await r.resolveAsync(\(read).self)"
-            // The factory to change is the one that can await it first: the reader's, or the eager build's, before
-            // it asks for the reader (whose synchronous read of an async one would fail in turn).
-            let fix =
-                caught.reader == service
-                ? (caught.readerIsAsync
-                    ? "\(awaitRead) in its factory instead" : "make its factory async and \(awaitRead) there")
-                : (built.isAsync
-                    ? "\(awaitRead) in \(service)'s factory before it asks for \(caught.reader)"
-                    : "make \(service)'s factory async and \(awaitRead) there before it asks for \(caught.reader)")
-            return """
-                \(service) was built without \(read): \(who) \(when), and the build went on past the error (a \
-                try?, or a catch), so warmUp() kept \(service) as it was built. To have it wait for \(read), \(fix).
-                """
+        state.withLock { state in
+            state.builtWithout += caught.map { ($0, built.label, built.isAsync) }
         }
-        state.withLock { $0.builtWithout += notes }
+    }
+
+    /// Records that an eager build ran from `start` to `end` and failed.
+    func recordFailure(from start: UInt64, to end: UInt64) {
+        state.withLock { $0.failedSpans.append((start, end)) }
+    }
+
+    /// What the report says of an eager build kept without the service `caught` read too early; `built` says
+    /// whether this warm-up built that service at all.
+    private static func builtWithoutNote(
+        _ caught: ReadBeforeBuilt,
+        service: String,
+        isAsync: Bool,
+        built: Bool
+    ) -> String {
+        let read = caught.read
+        let who =
+            caught.reader == service
+            ? "its factory read \(read) with r.resolve"
+            : "\(caught.reader), which its build needs, read \(read) with r.resolve"
+        let when =
+            !built
+            ? "when nothing had built it (warmUp() builds it only if it is .eager() or an eager build awaits it)"
+            : caught.readIsEager ? "before warmUp() had built it" : "before it was built"
+        let awaitRead = "await r.resolveAsync(\(read).self)"
+        // The factory to change is the one that can await it first: the reader's, or the eager build's, before it
+        // asks for the reader (whose synchronous read of an async one would fail in turn).
+        let fix =
+            caught.reader == service
+            ? (caught.readerIsAsync
+                ? "\(awaitRead) in its factory instead" : "make its factory async and \(awaitRead) there")
+            : (isAsync
+                ? "\(awaitRead) in \(service)'s factory before it asks for \(caught.reader)"
+                : "make \(service)'s factory async and \(awaitRead) there before it asks for \(caught.reader)")
+        return """
+            \(service) was built without \(read): \(who) \(when), and the build went on past the error (a try?, or \
+            a catch), so warmUp() kept \(service) as it was built. To have it wait for \(read), \(fix).
+            """
     }
 
     /// Records that a wave of builds tried again begins now, after every earlier build ended: each of `retried`
@@ -134,9 +153,10 @@ final class StartupRecorder: @unchecked Sendable {
     ///
     /// - Parameter attempted: How many eager registrations `warmUp()` found unbuilt and set out to build.
     func report(failures: [ResolutionError], attempted: Int) -> StartupReport {
-        let (builds, edges, waveStarts, retried, builtWithout, waits) = state.withLock {
-            ($0.builds, $0.edges, $0.waveStarts, $0.retried, $0.builtWithout, $0.waits)
+        let (builds, edges, waveStarts, retried, builtWithout, waits, failedSpans) = state.withLock {
+            ($0.builds, $0.edges, $0.waveStarts, $0.retried, $0.builtWithout, $0.waits, $0.failedSpans)
         }
+        let servicesBuilt = Set(builds.map(\.event.service))
         // Nothing built here, and nothing failed: what it set out to build, another warm-up (or resolve) built
         // meanwhile, and this one waited for those builds until now.
         let builtElsewhere = builds.isEmpty && failures.isEmpty ? attempted : 0
@@ -164,7 +184,15 @@ final class StartupRecorder: @unchecked Sendable {
             eagerServices: Set(builds.filter(\.isEager).map(\.event.service)),
             builtElsewhere: builtElsewhere,
             criticalPathSeconds: Self.seconds(of: path),
-            builtWithout: builtWithout,
+            builtWithout: builtWithout.map {
+                Self.builtWithoutNote(
+                    $0.caught,
+                    service: $0.service,
+                    isAsync: $0.isAsync,
+                    built: servicesBuilt.contains($0.caught.read)
+                )
+            },
+            failedSeconds: Self.covered(failedSpans),
             mainActorBuilds: builds.filter(\.isMainActor).map(\.event.seconds),
             waitedElsewhere: Self.waitedElsewhere(waits, builds: builds)
         )
@@ -182,16 +210,21 @@ final class StartupRecorder: @unchecked Sendable {
         for wait in elsewhere where !services.contains(wait.service) {
             services.append(wait.service)
         }
+        return (services, covered(elsewhere.map { ($0.start, $0.end) }))
+    }
+
+    /// The seconds `spans` cover, a time two of them share counted once.
+    private static func covered(_ spans: [(start: UInt64, end: UInt64)]) -> Double {
         var covered: UInt64 = 0
         var reached: UInt64 = 0
-        for wait in elsewhere.sorted(by: { $0.start < $1.start }) {
-            let from = max(wait.start, reached)
-            if from < wait.end {
-                covered &+= wait.end &- from
-                reached = wait.end
+        for span in spans.sorted(by: { $0.start < $1.start }) {
+            let from = max(span.start, reached)
+            if from < span.end {
+                covered &+= span.end &- from
+                reached = span.end
             }
         }
-        return (services, Double(covered) / 1_000_000_000)
+        return Double(covered) / 1_000_000_000
     }
 
     /// How long the critical path held start-up back: the first build's own time, then for each build after it only
