@@ -998,6 +998,23 @@ extension WarmUpTests {
         #expect(!summary.contains("too little to build in parallel"), "\(report)")
     }
 
+    @Test func aBuildKeptWithoutAServiceNothingBuildsSaysNothingHadBuiltIt() async throws {
+        // Config is async and not eager, and no eager build awaits it: Flags's try? read can never find it.
+        let container = DIContainer()
+        container.register(Config.self) { () async -> Config in Config() }.scope(.singleton)
+        container.register(Flags.self) { r in Flags(hasConfig: (try? r.resolve(Config.self)) != nil) }
+            .scope(.singleton).eager()
+
+        let report = try await container.warmUp()
+
+        #expect(
+            report.description.contains(
+                "its factory read Config with r.resolve when nothing had built it (warmUp() builds it only if it is"
+            ),
+            "\(report)"
+        )
+    }
+
     @Test func aRetriedBuildWhoseDependencyReadTooEarlySaysWhichOneDid() async throws {
         // HomeFeed's async factory awaits Database, whose synchronous factory reads Config before Config is built.
         let container = DIContainer()
