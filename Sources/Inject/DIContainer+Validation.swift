@@ -168,7 +168,7 @@ extension DIContainer {
                         in: resolution,
                         owner: container,
                         through: self,
-                        argument: entry.validationSample(in: container)
+                        argument: entry.validationSample(in: container, through: self)
                     )
                 } catch {
                     validation.problems.add(
@@ -226,7 +226,7 @@ extension DIContainer {
             var seen: Set<ObjectIdentifier> = []
             var result = registrations.compactMap { registration in
                 let (owner, entry) =
-                    overrides.find(registration.1.key, through: container).map { ($0.owner, $0.entry) }
+                    overrides.find(registration.1.key, through: container, resolving: true).map { ($0.owner, $0.entry) }
                     ?? registration
                 return seen.insert(ObjectIdentifier(entry)).inserted ? (owner, entry) : nil
             }
@@ -236,7 +236,8 @@ extension DIContainer {
             while let current = layer {
                 if let registry = current.registry, current.applies(to: container) {
                     for entry in registry.visibleEntries {
-                        guard let found = overrides.find(entry.key, through: container), found.entry === entry,
+                        guard let found = overrides.find(entry.key, through: container, resolving: true),
+                            found.entry === entry,
                             seen.insert(ObjectIdentifier(entry)).inserted
                         else { continue }
                         result.append((found.owner, entry))
@@ -278,7 +279,7 @@ extension DIContainer {
                 entry,
                 onMainActor: onMainActor,
                 buildsAsync: problems.buildsAsync,
-                hasSample: entry.validationSample(in: owner) != nil
+                hasSample: entry.validationSample(in: owner, through: containers[0]) != nil
             ) {
                 problems.add(skipped)
                 return false

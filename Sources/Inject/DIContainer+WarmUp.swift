@@ -115,6 +115,7 @@ extension DIContainer {
                 for entry in registry.visibleEntries where !overridden.contains(entry.key) {
                     overridden.insert(entry.key)
                     if isEager(entry) {
+                        current.noteUse(of: entry)  // warmUp() builds it: the override is reached
                         result.append((entry, current.target ?? self))
                     }
                 }

@@ -8,6 +8,9 @@ import Testing
 // is used by `propertyWrappersSeeTheOverrides` only.
 private let wrapperContainer = DIContainer()
 
+private protocol GadgetMaking: Sendable {}
+extension Gadget: GadgetMaking {}
+
 private final class WrapperHolder: @unchecked Sendable {
     // @unchecked: the wrappers are never reassigned, and `LazyInjected` synchronises its own first read.
     @Injected(container: wrapperContainer) var injected: Widget
@@ -234,6 +237,37 @@ struct WithOverridesTests {
         #expect(layer.missedOverrides.count == 1, "\(layer.missedOverrides.map(\.message))")
     }
 
+    @Test func anOverrideOfAChildIsNotMissedByAParentsOwnRegistrationOrByValidation() {
+        // The root's singleton Gadget keeps the root's Widget, as the app does; the test overrides the session's.
+        let root = DIContainer()
+        root.register(Widget.self) { Widget(serial: 0) }
+        root.register(Gadget.self) { r in Gadget(widget: try r.resolve()) }.scope(.singleton)
+        let session = root.makeChild()
+        session.register(Widget.self) { Widget(serial: 5) }.scope(.scoped)
+        let layer = session.overrideLayer { $0.register(Widget.self) { Widget(serial: 1) } }
+
+        let (serial, report) = layer.run { (session.resolve(Gadget.self).widget.serial, session.validationReport()) }
+
+        #expect(serial == 0)
+        #expect(report.untimedProblems.isEmpty, "\(report)")
+        #expect(layer.missedOverrides.isEmpty, "\(layer.missedOverrides.map(\.message))")
+    }
+
+    @Test func anOverrideWarmUpBuildsIsReached() async throws {
+        let app = DIContainer()
+        app.register(Widget.self) { Widget(serial: 0) }.scope(.singleton).eager()
+        let legacy = makeContainer()
+        let layer = app.overrideLayer { $0.register(Widget.self) { Widget(serial: 1) }.scope(.singleton).eager() }
+
+        let serial = try await layer.run {
+            _ = try await app.warmUp()
+            return legacy.resolve(Widget.self).serial
+        }
+
+        #expect(serial == 0)
+        #expect(layer.missedOverrides.isEmpty, "\(layer.missedOverrides.map(\.message))")
+    }
+
     @Test func anOverrideThatAResolveReachedIsNotReportedWhenAnotherContainerMissesIt() {
         // The override is used through its target: that a resolve through another container misses it is the test.
         let container = makeContainer()
@@ -278,6 +312,46 @@ struct WithOverridesTests {
         #expect(error.description.contains("a test override of OnlyOverridden, registered at"), "\(error)")
         #expect(error.description.contains("is active in another task, but this resolve runs outside it"), "\(error)")
         #expect(error.description.contains("fix: resolve inside the override's task"), "\(error)")
+    }
+
+    @Test func anOverrideOfAProtocolAnArgumentRegistrationImplementsBorrowsThatRegistrationsSample() {
+        // The app registers a concrete type with a sample, forwarded to the protocol; the test overrides the protocol.
+        let container = DIContainer()
+        container.register(Gadget.self) { (_: DIResolver, serial: Int) in Gadget(widget: Widget(serial: serial)) }
+            .implements(GadgetMaking.self)
+            .validationArgument(7)
+        let built = Collector<Int>()
+
+        let report = withOverrides(in: container) {
+            $0.register(GadgetMaking.self) { (_: DIResolver, serial: Int) in
+                built.append(serial)
+                return Gadget(widget: Widget(serial: serial))
+            }
+        } operation: {
+            container.validationReport()
+        }
+
+        #expect(report.untimedProblems.isEmpty, "\(report)")
+        #expect(built.values == [7])
+    }
+
+    @Test func anOverrideOfAParentBorrowsTheSampleOfTheChildRegistrationItReplacesThere() {
+        let root = DIContainer()
+        let child = root.makeChild()
+        child.register(Widget.self) { (_: DIResolver, serial: Int) in Widget(serial: serial) }.validationArgument(3)
+        let built = Collector<Int>()
+
+        let report = withOverrides(in: root) {
+            $0.register(Widget.self) { (_: DIResolver, serial: Int) in
+                built.append(serial)
+                return Widget(serial: serial)
+            }
+        } operation: {
+            child.validationReport()
+        }
+
+        #expect(report.untimedProblems.isEmpty, "\(report)")
+        #expect(built.values == [3])
     }
 
     @Test func propertyWrappersSeeTheOverrides() {

@@ -295,22 +295,30 @@ class EntryBase: @unchecked Sendable {
     /// the sample of the registration it forwards to (which takes the argument the forward passes on).
     ///
     /// A test override of an argument registration without a sample of its own is built with the sample of the
-    /// registration it replaces in `owner`, when that takes the same argument type: `expectValid` under overrides
-    /// checks it as it checks the app.
-    func validationSample(in owner: DIContainer) -> ArgumentBox? {
-        validationSample ?? forwarded(in: owner)?.validationSample ?? replacedSample(in: owner)
+    /// registration it replaces for a resolve through `container` (`owner` when not given), when that takes the
+    /// same argument type: `expectValid` under overrides checks it as it checks the app.
+    func validationSample(in owner: DIContainer, through container: DIContainer? = nil) -> ArgumentBox? {
+        validationSample ?? forwarded(in: owner)?.validationSample ?? replacedSample(through: container ?? owner)
     }
 
-    /// The sample of the registration of the same key that a resolve through `owner` finds without test overrides,
-    /// when it is another one, taking the same argument type; `nil` otherwise.
-    private func replacedSample(in owner: DIContainer) -> ArgumentBox? {
-        guard takesArgument, let expected = expectedArgument,
-            let replaced = owner.lookupVisible(key, from: ResolutionContext.currentPointer)?.entry
-                .takeUnretainedValue(),
-            replaced !== self, let sample = replaced.validationSample,
-            replaced.expectedArgument.map(ObjectIdentifier.init) == ObjectIdentifier(expected)
-        else { return nil }
-        return sample
+    /// The sample of the registration of the same key that a resolve through `container` finds without test
+    /// overrides (through its `implements` forwards), when it is another one, taking the same argument type.
+    private func replacedSample(through container: DIContainer) -> ArgumentBox? {
+        guard takesArgument, let expected = expectedArgument else { return nil }
+        let thread = ResolutionContext.currentPointer
+        var found = container.lookupVisible(key, from: thread)
+        for _ in 0..<8 {
+            guard let (entry, home) = found.map({ ($0.entry.takeUnretainedValue(), $0.owner.takeUnretainedValue()) }),
+                entry !== self
+            else { return nil }
+            if let sample = entry.validationSample {
+                let sameType = entry.expectedArgument.map(ObjectIdentifier.init) == ObjectIdentifier(expected)
+                return sameType ? sample : nil
+            }
+            guard let target = entry.forwardTarget else { return nil }
+            found = home.lookupVisible(target.key, from: thread)
+        }
+        return nil
     }
 
     /// Whether this is an `implements` forward to a registration that takes a runtime argument: `validate()` builds

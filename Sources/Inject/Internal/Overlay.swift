@@ -128,23 +128,31 @@ final class Overlay: @unchecked Sendable {
     }
 
     /// Notes that a resolve through `container`, which this overlay does not apply to, asked for `entry`'s service:
-    /// a test that overrides one container while the code under test resolves through another.
+    /// a test that overrides one container while the code under test resolves through another (a sibling, another
+    /// tree). A resolve through a parent of the target is not one: a parent's registrations are its own, which an
+    /// override of a child leaves as they are on purpose (its singletons keep the parent's services).
     func noteMiss(of entry: EntryBase, through container: DIContainer) {
-        guard let target else { return }
+        guard let target, !target.isOrDescends(from: container) else { return }
         let service = entry.label
         let overridden = target === DIContainer.shared ? "DIContainer.shared" : "the container passed as in:"
         let outside =
-            target.isOrDescends(from: container)
-            ? "a parent of it, whose own registrations an override does not replace"
-            : Array(container.lineage).last === Array(target.lineage).last
-                ? "another container of the same tree, outside it (a sibling, or a sibling's child)"
+            Array(container.lineage).last === Array(target.lineage).last
+            ? "another container of the same tree, outside it (a sibling, or a sibling's child)"
+            : container === DIContainer.shared
+                ? "DIContainer.shared (a property wrapper without container:, or a resolve through .shared)"
                 : "a container of another tree (another root container, or one of its children)"
+        let fix =
+            container === DIContainer.shared
+            ? "override DIContainer.shared, which the code under test resolves through: withOverrides { ... }, without in:"
+            : """
+            override the container the code under test resolves through: withOverrides(in: thatContainer) \
+            { ... }
+            """
         let message = """
             the override of \(service) registered at \(entry.location) applies to resolves through \(overridden) \
             and its children, but no resolve there asked for it, and \(service) was resolved through \(outside), \
-            which this override does not reach: that resolve got the service it overrides.
-              fix: override the container the code under test resolves through: withOverrides(in: appContainer) \
-            { ... }.
+            which this override does not reach: that resolve did not see it.
+              fix: \(fix).
             """
         let miss = MissedOverride(message: message, fileID: "\(entry.file)", line: Int(entry.line))
         let identity = ObjectIdentifier(entry)

@@ -87,7 +87,12 @@ extension ResolutionContext {
 
     /// Builds `entry` as a resolve through `container` would, for `validate()`.
     func validate<T>(_ entry: Entry<T>, owner: DIContainer, through container: DIContainer) throws {
-        _ = try instance(of: entry, owner: owner, through: container, entry.validationSample(in: owner))
+        _ = try instance(
+            of: entry,
+            owner: owner,
+            through: container,
+            entry.validationSample(in: owner, through: container)
+        )
     }
 
     /// A factory parameter of type `W?` infers `T == W?`: when `W?` itself is not registered, resolve `W`.
