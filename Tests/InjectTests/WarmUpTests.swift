@@ -1100,8 +1100,16 @@ extension WarmUpTests {
 
         let summary = try #require(error.report.description.split(separator: "\n").first.map(String.init))
         #expect(summary.hasPrefix("warm-up: 2 builds in "), "\(error)")
-        #expect(summary.hasSuffix("counting only the builds that succeeded: the failed ones (below) took time too"))
-        #expect(!error.description.contains("outside these builds"), "\(error)")
+        // Unless the machine held the warm-up up far longer than Config's 30 ms (the thread sanitizer beside every
+        // other test can), which the line then rightly puts outside the builds.
+        if error.report.wallSeconds < 0.09 {
+            #expect(summary.hasSuffix("counting only the builds that succeeded: the failed ones (below) took time too"))
+            #expect(!error.description.contains("outside these builds"), "\(error)")
+        } else {
+            #expect(
+                summary.contains("the failed ones (below) took time too") || summary.contains("outside these builds")
+            )
+        }
     }
 
     @Test func aSingleBuildIsNotComparedWithItselfOneByOne() async throws {
